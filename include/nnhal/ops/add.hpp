@@ -1,0 +1,63 @@
+// ADD kernels; contract in types/signatures/add.hpp. Quantized ADD follows the AOSP CPU
+// path bit for bit: both inputs are rescaled to 2 x the larger input scale with 20 bits
+// of headroom, summed, then rescaled to the output.
+#pragma once
+
+#include <algorithm>
+
+#include "nnhal/ops/kernels/binary.hpp"
+
+namespace nnhal::ops::add {
+
+struct quant_params {
+  quant::fixed_multiplier in0, in1, out;
+  std::int32_t zp0 = 0, zp1 = 0, zp_out = 0;
+};
+inline constexpr int left_shift = 20;
+
+/// Multipliers for input scales s0, s1 and output scale so (computed once, at prepare).
+inline quant_params make_quant_params(const operand_desc& a, const operand_desc& b, const operand_desc& o) {
+  const double twice_max = 2.0 * static_cast<double>(std::max(a.scale, b.scale));
+  quant_params p;
+  p.in0 = quant::quantize_multiplier(static_cast<double>(a.scale) / twice_max);
+  p.in1 = quant::quantize_multiplier(static_cast<double>(b.scale) / twice_max);
+  p.out = quant::quantize_multiplier(twice_max / (static_cast<double>(1 << left_shift) * static_cast<double>(o.scale)));
+  p.zp0 = a.zero_point;
+  p.zp1 = b.zero_point;
+  p.zp_out = o.zero_point;
+  return p;
+}
+
+/// Raw quantized sum of two stored values, before the activation clamp.
+inline std::int32_t quant_sum(const quant_params& p, std::int32_t x, std::int32_t y) noexcept {
+  const std::int32_t sx = quant::apply_multiplier((x - p.zp0) * (1 << left_shift), p.in0);
+  const std::int32_t sy = quant::apply_multiplier((y - p.zp1) * (1 << left_shift), p.in1);
+  return quant::apply_multiplier(sx + sy, p.out) + p.zp_out;
+}
+
+/// Reference kernels: plain loops over the broadcast runs (also the test oracle).
+template <types::element E>
+void reference(const kernel_io& io, const quant_params& p) {
+  if constexpr (types::float_element<E>) {
+    kernels::binary_float<E>(io, 2, [](float x, float y) { return x + y; });
+  } else if constexpr (std::is_same_v<E, types::i32>) {
+    kernels::binary_int32(io, kernels::wrap_add);
+  } else {
+    kernels::binary_quant<E>(io, 2, [&p](std::int32_t x, std::int32_t y) { return quant_sum(p, x, y); });
+  }
+}
+
+inline types::result<kernel> bind(const bind_context& c) {
+  const quant_params p = types::is_quantized(c.in[0].type) ? make_quant_params(c.in[0], c.in[1], c.out[0]) : quant_params{};
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return kernel{[](const kernel_io& io) { reference<types::f32>(io, {}); }};
+    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, {}); }};
+    case OperandType::TENSOR_INT32: return kernel{[](const kernel_io& io) { reference<types::i32>(io, {}); }};
+    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{[p](const kernel_io& io) { reference<types::qu8>(io, p); }};
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return kernel{[p](const kernel_io& io) { reference<types::qs8>(io, p); }};
+    default: return unsupported(c);
+  }
+}
+
+}  // namespace nnhal::ops::add

@@ -1,0 +1,63 @@
+// CONCATENATION kernels; contract in types/signatures/concatenation.hpp. Each input is
+// copied as contiguous runs; a quantized input whose scale/zero point differ from the
+// output's is requantized with the AOSP formula round(x * s_in/s_out + bias) + zp_out.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "nnhal/ops/kernel.hpp"
+
+namespace nnhal::ops::concatenation {
+
+template <types::element E>
+void reference(const kernel_io& io) {
+  using S = typename E::storage;
+  const std::size_t n = io.in.size() - 1;
+  const std::int32_t axis = io.scalar<std::int32_t>(n);
+  auto out = io.output<E>(0);
+  const std::size_t a = static_cast<std::size_t>(axis);
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < a; ++d) outer *= out.dims[d];
+  for (std::size_t d = a + 1; d < out.rank(); ++d) inner *= out.dims[d];
+  const std::size_t out_run = out.dims[a] * inner;
+  std::size_t base = 0;  // offset of this input's run inside an output run
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto in = io.input<E>(k);
+    const std::size_t run = in.dims[a] * inner;
+    bool rescale = false;
+    if constexpr (types::quantized_element<E>) rescale = in.scale != out.scale || in.zero_point != out.zero_point;
+    for (std::size_t o = 0; o < outer; ++o) {
+      const S* src = in.data + o * run;
+      S* dst = out.data + o * out_run + base;
+      if (!rescale) {
+        if (run) std::memcpy(dst, src, run * sizeof(S));
+        continue;
+      }
+      if constexpr (types::quantized_element<E>) {
+        const float scale = in.scale / out.scale;
+        const float bias = -static_cast<float>(in.zero_point) * scale;
+        constexpr std::int32_t lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
+        for (std::size_t i = 0; i < run; ++i) {
+          const std::int32_t v =
+              static_cast<std::int32_t>(std::round(static_cast<float>(src[i]) * scale + bias)) + out.zero_point;
+          dst[i] = static_cast<S>(v < lo ? lo : (v > hi ? hi : v));
+        }
+      }
+    }
+    base += run;
+  }
+}
+
+inline types::result<kernel> bind(const bind_context& c) {
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return kernel{reference<types::f32>};
+    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
+    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{reference<types::qu8>};
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference<types::qs8>};
+    default: return unsupported(c);
+  }
+}
+
+}  // namespace nnhal::ops::concatenation

@@ -1,0 +1,63 @@
+// How a prepared step calls a kernel: bind() picks the typed kernel once, at prepare,
+// from the operation's operand types; the resulting callable gets a kernel_io per
+// execution, whose views the kernel reads with the element tag it was bound for.
+#pragma once
+
+#include <cassert>
+#include <functional>
+#include <span>
+
+#include "nnhal/exec/parallel.hpp"
+#include "nnhal/types/element.hpp"
+#include "nnhal/types/error.hpp"
+#include "nnhal/types/model.hpp"
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::ops {
+
+using types::OperandType;
+using types::sig::operand_desc;
+
+/// One execution's operands for one operation. Input descs carry their data in `value`;
+/// output descs carry the shapes inference produced, their bytes are `out_data[i]`.
+struct kernel_io {
+  std::span<const operand_desc> in;
+  std::span<const operand_desc> out;
+  std::span<std::byte* const> out_data;
+  exec::parallel_context* par = nullptr;
+
+  template <types::element E>
+  types::tensor_view<const E> input(std::size_t i) const noexcept {
+    assert(in[i].type == E::hal);
+    return {reinterpret_cast<const typename E::storage*>(in[i].value), in[i].dims, in[i].scale, in[i].zero_point};
+  }
+  template <types::element E>
+  types::tensor_view<E> output(std::size_t i) const noexcept {
+    assert(out[i].type == E::hal);
+    return {reinterpret_cast<typename E::storage*>(out_data[i]), out[i].dims, out[i].scale, out[i].zero_point};
+  }
+  /// A scalar input's value (the HAL guarantees its presence for mandatory scalars).
+  template <class S>
+  S scalar(std::size_t i, S fallback = S{}) const noexcept {
+    return in[i].template scalar<S>().value_or(fallback);
+  }
+};
+
+/// A bound kernel. Kernels cannot fail: everything they rely on was validated before.
+using kernel = std::function<void(const kernel_io&)>;
+
+/// What bind() sees at prepare: operand types, static quantization and constants.
+struct bind_context {
+  const types::Operation& op;
+  std::span<const operand_desc> in;
+  std::span<const operand_desc> out;
+  bool relaxed = false;  // relaxComputationFloat32toFloat16
+};
+
+/// The error bind() returns for a type combination it has no kernel for.
+inline types::error unsupported(const bind_context& c) {
+  return types::make_error(types::ErrorStatus::INVALID_ARGUMENT, to_string(c.op.type), ": no kernel for input type ",
+                           c.in.empty() ? types::OperandType::FLOAT32 : c.in[0].type);
+}
+
+}  // namespace nnhal::ops

@@ -1,0 +1,91 @@
+// Fixed-point requantization (gemmlowp/TFLite conventions, as the AOSP CPU path uses):
+// a real multiplier becomes a Q31 mantissa and a power-of-two shift, computed once at
+// prepare; applying it is bit-exact with the AOSP reference kernels.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace nnhal::ops::quant {
+
+/// real ~= mantissa_q31 * 2^(shift - 31). shift > 0 is a left shift.
+struct fixed_multiplier {
+  std::int32_t mantissa_q31 = 0;
+  int shift = 0;
+};
+
+/// Splits a non-negative real multiplier into a Q31 mantissa in [2^30, 2^31) and a shift.
+inline fixed_multiplier quantize_multiplier(double real) noexcept {
+  if (!(real > 0.0) || !std::isfinite(real)) return {0, 0};
+  int exp = 0;
+  const double q = std::frexp(real, &exp);  // real = q * 2^exp, q in [0.5, 1)
+  auto m = static_cast<std::int64_t>(std::llround(q * static_cast<double>(1LL << 31)));
+  if (m == (1LL << 31)) {  // rounding reached 1.0
+    m /= 2;
+    ++exp;
+  }
+  if (exp < -31) return {0, 0};  // underflows to zero
+  return {static_cast<std::int32_t>(m), exp};
+}
+
+/// (a * b * 2) >> 32 rounded to nearest, saturating the single overflow case.
+constexpr std::int32_t saturating_rounding_doubling_high_mul(std::int32_t a, std::int32_t b) noexcept {
+  if (a == b && a == std::numeric_limits<std::int32_t>::min()) return std::numeric_limits<std::int32_t>::max();
+  const std::int64_t ab = std::int64_t{a} * std::int64_t{b};
+  const std::int64_t nudge = ab >= 0 ? (1LL << 30) : (1 - (1LL << 30));
+  return static_cast<std::int32_t>((ab + nudge) / (1LL << 31));
+}
+
+/// x / 2^exponent rounded to nearest, ties away from zero.
+constexpr std::int32_t rounding_divide_by_pot(std::int32_t x, int exponent) noexcept {
+  if (exponent <= 0) return x;
+  const std::int32_t mask = static_cast<std::int32_t>((1LL << exponent) - 1);
+  const std::int32_t remainder = x & mask;
+  const std::int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/// x * multiplier, the TFLite "MultiplyByQuantizedMultiplier" rounding.
+constexpr std::int32_t apply_multiplier(std::int32_t x, fixed_multiplier m) noexcept {
+  const int left = m.shift > 0 ? m.shift : 0;
+  const int right = m.shift > 0 ? 0 : -m.shift;
+  // Wrapping multiply: the left shift cannot overflow for the operands the HAL allows.
+  const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
+  return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, m.mantissa_q31), right);
+}
+
+/// The quantize used for activation bounds: zero_point + round(f / scale), in float
+/// arithmetic as the AOSP CPU path computes it (so bounds match it exactly).
+inline std::int32_t quantize_bound(float f, float scale, std::int32_t zero_point) noexcept {
+  const float q = std::round(f / scale);
+  if (!(q < 1e9f)) return std::numeric_limits<std::int32_t>::max() / 2;
+  if (!(q > -1e9f)) return std::numeric_limits<std::int32_t>::min() / 2;
+  return zero_point + static_cast<std::int32_t>(q);
+}
+
+/// Clamp bounds of a fused activation, in the quantized domain of (scale, zero_point).
+struct quant_range {
+  std::int32_t lo, hi;
+};
+inline quant_range activation_range(std::int32_t act, float scale, std::int32_t zero_point, std::int32_t qmin,
+                                    std::int32_t qmax) noexcept {
+  auto q = [&](float f) { return quantize_bound(f, scale, zero_point); };
+  auto mx = [](std::int32_t a, std::int32_t b) { return a > b ? a : b; };
+  auto mn = [](std::int32_t a, std::int32_t b) { return a < b ? a : b; };
+  switch (act) {
+    case 1: return {mx(qmin, q(0.0f)), qmax};                  // RELU
+    case 2: return {mx(qmin, q(-1.0f)), mn(qmax, q(1.0f))};    // RELU1
+    case 3: return {mx(qmin, q(0.0f)), mn(qmax, q(6.0f))};     // RELU6
+    default: return {qmin, qmax};                              // NONE
+  }
+}
+
+template <class Int>
+constexpr Int saturate(std::int32_t v) noexcept {
+  constexpr std::int32_t lo = std::numeric_limits<Int>::min();
+  constexpr std::int32_t hi = std::numeric_limits<Int>::max();
+  return static_cast<Int>(v < lo ? lo : (v > hi ? hi : v));
+}
+
+}  // namespace nnhal::ops::quant

@@ -1,0 +1,126 @@
+// The vocabulary of operation signatures: one constexpr table of rows per operation
+// (types/signatures/<op>.hpp), read by validation, by the support query and by kernel
+// dispatch. A row lists the operand types of one accepted form, in HAL operand order,
+// and the first HAL version that accepts it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "nnhal/types/element.hpp"
+#include "nnhal/types/error.hpp"
+#include "nnhal/types/hal_version.hpp"
+#include "nnhal/types/model.hpp"
+#include "nnhal/types/operation_type.hpp"
+
+namespace nnhal::types::sig {
+
+using T = OperandType;
+using V = HalVersion;
+
+/// Matches any operand type (IF/WHILE data operands; checked by control-flow validation).
+inline constexpr OperandType any_type = static_cast<OperandType>(-1);
+
+/// A fixed-capacity list of operand types (BIDIRECTIONAL_SEQUENCE_LSTM has 61 inputs).
+template <std::size_t Capacity>
+struct type_list {
+  std::array<OperandType, Capacity> types{};
+  std::uint8_t count = 0;
+  constexpr std::span<const OperandType> view() const noexcept { return {types.data(), count}; }
+};
+
+inline constexpr std::size_t max_row_inputs = 64;
+inline constexpr std::size_t max_row_outputs = 8;
+
+template <class... Ts>
+constexpr type_list<max_row_inputs> ins(Ts... ts) noexcept {
+  static_assert(sizeof...(Ts) <= max_row_inputs, "signature row: too many inputs");
+  return {{ts...}, static_cast<std::uint8_t>(sizeof...(Ts))};
+}
+template <class... Ts>
+constexpr type_list<max_row_outputs> outs(Ts... ts) noexcept {
+  static_assert(sizeof...(Ts) <= max_row_outputs, "signature row: too many outputs");
+  return {{ts...}, static_cast<std::uint8_t>(sizeof...(Ts))};
+}
+
+inline constexpr std::uint8_t all = 0xFF;
+inline constexpr std::int8_t none = -1;
+
+/// One accepted form of an operation.
+///  - `inputs`/`outputs`: operand types in HAL order, the longest form of the row.
+///  - `required`: how many leading inputs must be present; inputs after it are optional
+///    trailing inputs that a model may leave out of the list (`all`: none optional).
+///  - `repeat_in`/`repeat_out`: index of an input/output slot that may occur several
+///    times in a row (CONCATENATION's tensors, SPLIT's outputs, IF/WHILE's data),
+///    at least `repeat_in_min`/`repeat_out_min` times. `none`: fixed arity.
+struct row {
+  HalVersion since = HalVersion::V1_0;
+  type_list<max_row_inputs> inputs;
+  type_list<max_row_outputs> outputs;
+  std::uint8_t required = all;
+  std::int8_t repeat_in = none;
+  std::uint8_t repeat_in_min = 1;
+  std::int8_t repeat_out = none;
+  std::uint8_t repeat_out_min = 1;
+};
+
+/// What an operation's shape inference sees of one operand. At validation time a
+/// dimension of 0 is unknown and `value` is set only for constants; at execution every
+/// dimension is known and every present operand has a value.
+struct operand_desc {
+  OperandType type = OperandType::FLOAT32;
+  std::span<const std::uint32_t> dims;
+  float scale = 0.0f;
+  std::int32_t zero_point = 0;
+  const SymmPerChannelQuantParams* channel_quant = nullptr;
+  const std::byte* value = nullptr;  // constant (validation) or actual (execution) bytes
+  std::size_t value_size = 0;
+  bool omitted = false;  // an optional input given no value (NO_VALUE / hasNoValue)
+
+  bool has_value() const noexcept { return value != nullptr && !omitted; }
+  /// The scalar's value when known: the operand must be a scalar of the right size.
+  template <class S>
+  std::optional<S> scalar() const noexcept {
+    if (!has_value() || value_size != sizeof(S)) return std::nullopt;
+    S s;
+    std::memcpy(&s, value, sizeof(S));
+    return s;
+  }
+  /// Element i of a known constant tensor of S (caller checks the size).
+  template <class S>
+  S at(std::size_t i) const noexcept {
+    S s;
+    std::memcpy(&s, value + i * sizeof(S), sizeof(S));
+    return s;
+  }
+  std::size_t element_count() const noexcept {
+    std::size_t n = 1;
+    for (auto d : dims) n *= d;
+    return n;
+  }
+  bool dims_known() const noexcept {
+    for (auto d : dims)
+      if (d == 0) return false;
+    return true;
+  }
+};
+
+/// Input of an operation's shape inference.
+struct infer_context {
+  OperationType op;
+  std::span<const operand_desc> inputs;
+  std::span<const operand_desc> outputs;  // as declared by the model (type, quant, dims)
+  bool executing = false;                 // true at execution: every shape is known
+  HalVersion* min_version = nullptr;      // validation: raise it when a rule needs a newer HAL
+};
+
+/// Output of shape inference: one dimension list per output (0 = unknown at validation).
+using shapes = std::vector<std::vector<std::uint32_t>>;
+using infer_fn = result<shapes> (*)(const infer_context&);
+
+}  // namespace nnhal::types::sig

@@ -1,0 +1,19 @@
+// ABS contract (HAL 1.3 types.hal, ABS; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct abs {
+  static constexpr auto op = OperationType::ABS;
+  enum class in : std::uint8_t { input };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16), .outputs = outs(T::TENSOR_FLOAT16)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_INT32), .outputs = outs(T::TENSOR_INT32)},
+  });
+};
+
+}  // namespace nnhal::types::sig

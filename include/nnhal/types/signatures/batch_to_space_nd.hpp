@@ -1,0 +1,23 @@
+// BATCH_TO_SPACE_ND contract (HAL 1.3 types.hal, BATCH_TO_SPACE_ND; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct batch_to_space_nd {
+  static constexpr auto op = OperationType::BATCH_TO_SPACE_ND;
+  enum class in : std::uint8_t { input, block_shape, layout };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      // Introduced in HAL 1.1. layout (optional, added in HAL 1.2): false (NHWC, the default) is
+      // the same as leaving it off, so each row accepts it from the tensor type's own version;
+      // layout = true (NCHW) needs HAL 1.2 -- a value rule for the version check.
+      {.since = V::V1_1, .inputs = ins(T::TENSOR_FLOAT32, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 2},
+      {.since = V::V1_1, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM), .required = 2},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 2},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 2},
+  });
+};
+
+}  // namespace nnhal::types::sig

@@ -1,0 +1,24 @@
+// L2_NORMALIZATION contract (HAL 1.3 types.hal, L2_NORMALIZATION; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct l2_normalization {
+  static constexpr auto op = OperationType::L2_NORMALIZATION;
+  enum class in : std::uint8_t { input, axis };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      // The trailing axis (default -1) is optional and arrived in 1.2, as did ranks other than 4.
+      // A model passing the default axis is stripped of it by the upstream runtime and stays 1.0.
+      {.since = V::V1_0, .inputs = ins(T::TENSOR_FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::INT32), .outputs = outs(T::TENSOR_FLOAT32), .required = 1},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32), .outputs = outs(T::TENSOR_FLOAT16), .required = 1},
+      // QUANT8 outputs: scale 1/128, zeroPoint 128 (unsigned) or 0 (signed).
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM), .required = 1},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 1},
+  });
+};
+
+}  // namespace nnhal::types::sig

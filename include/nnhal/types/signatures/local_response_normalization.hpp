@@ -1,0 +1,22 @@
+// LOCAL_RESPONSE_NORMALIZATION contract (HAL 1.3 types.hal, LOCAL_RESPONSE_NORMALIZATION; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct local_response_normalization {
+  static constexpr auto op = OperationType::LOCAL_RESPONSE_NORMALIZATION;
+  enum class in : std::uint8_t { input, radius, bias, alpha, beta, axis };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      // bias, alpha and beta follow the tensor type (FLOAT16 scalars for TENSOR_FLOAT16).
+      // The trailing axis (default -1) is optional and arrived in 1.2, as did ranks other than 4.
+      // A model passing the default axis is stripped of it by the upstream runtime and stays 1.0.
+      {.since = V::V1_0, .inputs = ins(T::TENSOR_FLOAT32, T::INT32, T::FLOAT32, T::FLOAT32, T::FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::INT32, T::FLOAT32, T::FLOAT32, T::FLOAT32, T::INT32), .outputs = outs(T::TENSOR_FLOAT32), .required = 5},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::FLOAT16, T::FLOAT16, T::FLOAT16, T::INT32), .outputs = outs(T::TENSOR_FLOAT16), .required = 5},
+  });
+};
+
+}  // namespace nnhal::types::sig

@@ -1,0 +1,17 @@
+// LOGICAL_NOT contract (HAL 1.3 types.hal, LOGICAL_NOT; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct logical_not {
+  static constexpr auto op = OperationType::LOGICAL_NOT;
+  enum class in : std::uint8_t { input };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_BOOL8), .outputs = outs(T::TENSOR_BOOL8)},
+  });
+};
+
+}  // namespace nnhal::types::sig

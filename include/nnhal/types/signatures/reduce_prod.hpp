@@ -1,0 +1,18 @@
+// REDUCE_PROD contract (HAL 1.3 types.hal, REDUCE_PROD; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct reduce_prod {
+  static constexpr auto op = OperationType::REDUCE_PROD;
+  enum class in : std::uint8_t { input, axes, keep_dims };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16)},
+  });
+};
+
+}  // namespace nnhal::types::sig

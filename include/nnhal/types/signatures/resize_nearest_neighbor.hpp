@@ -1,0 +1,31 @@
+// RESIZE_NEAREST_NEIGHBOR contract (HAL 1.3 types.hal, RESIZE_NEAREST_NEIGHBOR; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct resize_nearest_neighbor {
+  static constexpr auto op = OperationType::RESIZE_NEAREST_NEIGHBOR;
+  // width/height: the output size (INT32, "resizing by shape") or the scale factors
+  // ("resizing by scale": FLOAT16 for a TENSOR_FLOAT16 input, FLOAT32 otherwise); both take
+  // the same type.
+  enum class in : std::uint8_t { input, width, height, layout, align_corners, half_pixel_centers };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      // Unlike RESIZE_BILINEAR, layout is a mandatory input. align_corners and
+      // half_pixel_centers are optional trailing inputs added in HAL 1.3 (not both true): false
+      // (the default) is the same as leaving them off, so each row accepts them from its own
+      // version; true needs HAL 1.3 -- a value rule for the version check.
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 4},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::FLOAT32, T::FLOAT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 4},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 4},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::FLOAT16, T::FLOAT16, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 4},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM), .required = 4},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::FLOAT32, T::FLOAT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM), .required = 4},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 4},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::FLOAT32, T::FLOAT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 4},
+  });
+};
+
+}  // namespace nnhal::types::sig

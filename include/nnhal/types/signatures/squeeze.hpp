@@ -1,0 +1,22 @@
+// SQUEEZE contract (HAL 1.3 types.hal, SQUEEZE; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct squeeze {
+  static constexpr auto op = OperationType::SQUEEZE;
+  enum class in : std::uint8_t { input, squeeze_dims };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      // Introduced in HAL 1.1. squeeze_dims is "optional" in the sense of an operand without a
+      // value (NO_VALUE): it stays in the input list, so both inputs are always present.
+      {.since = V::V1_1, .inputs = ins(T::TENSOR_FLOAT32, T::TENSOR_INT32), .outputs = outs(T::TENSOR_FLOAT32)},
+      {.since = V::V1_1, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32), .outputs = outs(T::TENSOR_FLOAT16)},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
+  });
+};
+
+}  // namespace nnhal::types::sig

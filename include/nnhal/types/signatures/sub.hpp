@@ -1,0 +1,22 @@
+// SUB contract (HAL 1.3 types.hal, SUB; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct sub {
+  static constexpr auto op = OperationType::SUB;
+  enum class in : std::uint8_t { input0, input1, activation };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      {.since = V::V1_1, .inputs = ins(T::TENSOR_FLOAT32, T::TENSOR_FLOAT32, T::INT32), .outputs = outs(T::TENSOR_FLOAT32)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_FLOAT16, T::INT32), .outputs = outs(T::TENSOR_FLOAT16)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_QUANT8_ASYMM, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT8_ASYMM_SIGNED, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
+      // activation must be NONE for TENSOR_INT32.
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_INT32, T::TENSOR_INT32, T::INT32), .outputs = outs(T::TENSOR_INT32)},
+  });
+};
+
+}  // namespace nnhal::types::sig

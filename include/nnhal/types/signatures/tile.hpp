@@ -1,0 +1,21 @@
+// TILE contract (HAL 1.3 types.hal, TILE; AIDL keeps it unchanged).
+#pragma once
+
+#include "nnhal/types/signature.hpp"
+
+namespace nnhal::types::sig {
+
+struct tile {
+  static constexpr auto op = OperationType::TILE;
+  enum class in : std::uint8_t { input, multiples };
+  enum class out : std::uint8_t { output };
+  static constexpr auto rows = std::to_array<row>({
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32), .outputs = outs(T::TENSOR_FLOAT16)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::TENSOR_INT32), .outputs = outs(T::TENSOR_FLOAT32)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_INT32, T::TENSOR_INT32), .outputs = outs(T::TENSOR_INT32)},
+      {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
+      {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
+  });
+};
+
+}  // namespace nnhal::types::sig

@@ -1,0 +1,3 @@
+// The only TU that defines doctest main.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
