@@ -20,9 +20,21 @@ struct op_entry {
   std::span<const sig::row> rows;
   sig::infer_fn infer = nullptr;  // shape inference and semantic checks, when written
   HalVersion since = HalVersion::V1_0;  // the earliest row's version
+  std::span<const sig::trailing_default> trailing_defaults;  // see sig::trailing_default
+  std::uint64_t omittable = 0;  // see sig::bit
 };
 
 namespace detail {
+template <class S>
+constexpr std::span<const sig::trailing_default> defaults_of() {
+  if constexpr (requires { S::trailing_defaults; }) return S::trailing_defaults;
+  else return {};
+}
+template <class S>
+constexpr std::uint64_t omittable_of() {
+  if constexpr (requires { S::omittable; }) return S::omittable;
+  else return 0;
+}
 template <class S>
 constexpr sig::infer_fn infer_of() {
   if constexpr (requires { &S::infer; }) return &S::infer;
@@ -39,7 +51,8 @@ template <class... S>
 constexpr std::array<op_entry, operation_type_count> build_table(sig::signature_list<S...>) {
   std::array<op_entry, operation_type_count> t{};
   ((t[static_cast<std::size_t>(code(S::op))] =
-        op_entry{true, S::op, to_string(S::op), std::span<const sig::row>(S::rows), infer_of<S>(), earliest(S::rows)}),
+        op_entry{true, S::op, to_string(S::op), std::span<const sig::row>(S::rows), infer_of<S>(), earliest(S::rows),
+                 defaults_of<S>(), omittable_of<S>()}),
    ...);
   return t;
 }

@@ -69,6 +69,18 @@ struct row {
   std::uint8_t repeat_out_min = 1;
 };
 
+/// Bit k set: input k may be omitted (an operand of lifetime NO_VALUE, or a request
+/// argument with hasNoValue). Operations declare `omittable`; without it none may be.
+constexpr std::uint64_t bit(unsigned k) noexcept { return std::uint64_t{1} << k; }
+
+/// The default value of a trailing optional input (BOOL: 0 is false). A model that
+/// passes the default explicitly is valid at the version of the form without it, as
+/// upstream computes a model's minimum version after removing default arguments.
+struct trailing_default {
+  OperandType type;
+  std::int32_t value;
+};
+
 /// What an operation's shape inference sees of one operand. At validation time a
 /// dimension of 0 is unknown and `value` is set only for constants; at execution every
 /// dimension is known and every present operand has a value.

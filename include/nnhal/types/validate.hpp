@@ -88,11 +88,16 @@ class model_validator {
   result<HalVersion> run() {
     if (m_.relaxComputationFloat32toFloat16) raise(HalVersion::V1_1);
     NNHAL_TRY(check_extensions());
-    NNHAL_TRY(check_subgraph(m_.main, "main", true));
+    // Operands and input/output lists of every subgraph first: control-flow checks of
+    // one subgraph read the operands of the others.
+    NNHAL_TRY(check_structure(m_.main, "main", true));
     for (std::size_t i = 0; i < m_.referenced.size(); ++i) {
       raise(HalVersion::V1_3);
-      NNHAL_TRY(check_subgraph(m_.referenced[i], str_cat("referenced[", i, "]"), false));
+      NNHAL_TRY(check_structure(m_.referenced[i], str_cat("referenced[", i, "]"), false));
     }
+    NNHAL_TRY(check_operations(m_.main, "main"));
+    for (std::size_t i = 0; i < m_.referenced.size(); ++i)
+      NNHAL_TRY(check_operations(m_.referenced[i], str_cat("referenced[", i, "]")));
     NNHAL_TRY(check_reference_cycles());
     return version_;
   }
@@ -200,6 +205,9 @@ class model_validator {
   }
 
   status check_lifetime(const Operand& o, const std::string& where) {
+    NNHAL_CHECK((o.type == OperandType::SUBGRAPH) == (o.lifetime == OperandLifeTime::SUBGRAPH),
+                ErrorStatus::INVALID_ARGUMENT, where, ": type ", o.type, " with lifetime ", o.lifetime,
+                " (SUBGRAPH operands, and only they, have lifetime SUBGRAPH)");
     const auto& loc = o.location;
     const bool no_location = loc.poolIndex == 0 && loc.offset == 0 && loc.length == 0;
     auto check_size = [&](std::uint64_t have) -> status {
@@ -221,8 +229,6 @@ class model_validator {
       case OperandLifeTime::NO_VALUE:
         NNHAL_CHECK(no_location, ErrorStatus::INVALID_ARGUMENT, where, ": lifetime ", o.lifetime,
                     " must not have a location");
-        NNHAL_CHECK(o.type != OperandType::SUBGRAPH, ErrorStatus::INVALID_ARGUMENT, where,
-                    ": a SUBGRAPH operand needs lifetime SUBGRAPH");
         return {};
       case OperandLifeTime::CONSTANT_COPY:
         NNHAL_CHECK(loc.poolIndex == 0, ErrorStatus::INVALID_ARGUMENT, where, ": CONSTANT_COPY with poolIndex ",
@@ -243,8 +249,6 @@ class model_validator {
         return check_size(loc.length);
       }
       case OperandLifeTime::SUBGRAPH:
-        NNHAL_CHECK(o.type == OperandType::SUBGRAPH, ErrorStatus::INVALID_ARGUMENT, where,
-                    ": lifetime SUBGRAPH needs type SUBGRAPH, got ", o.type);
         NNHAL_CHECK(loc.poolIndex == 0 && loc.length == 0, ErrorStatus::INVALID_ARGUMENT, where,
                     ": a SUBGRAPH reference uses only location.offset");
         NNHAL_CHECK(loc.offset < m_.referenced.size(), ErrorStatus::INVALID_ARGUMENT, where, ": refers to subgraph ",
@@ -265,31 +269,39 @@ class model_validator {
     d.zero_point = o.zeroPoint;
     d.channel_quant = std::get_if<SymmPerChannelQuantParams>(&o.extraParams);
     d.omitted = o.lifetime == OperandLifeTime::NO_VALUE;
-    if (o.lifetime == OperandLifeTime::CONSTANT_COPY) {
-      d.value = reinterpret_cast<const std::byte*>(m_.operandValues.data()) + o.location.offset;
-      d.value_size = o.location.length;
-    } else if (o.lifetime == OperandLifeTime::CONSTANT_REFERENCE) {
-      d.value = m_.pools[o.location.poolIndex].data + o.location.offset;
-      d.value_size = o.location.length;
-    }
-    if (d.value == nullptr && d.value_size == 0 && (o.lifetime == OperandLifeTime::CONSTANT_COPY ||
-                                                   o.lifetime == OperandLifeTime::CONSTANT_REFERENCE))
-      d.value = reinterpret_cast<const std::byte*>("");  // a valid zero-length constant
+    d.value = constant_bytes(o);
+    d.value_size = d.value ? o.location.length : 0;
     return d;
   }
 
-  status check_subgraph(const Subgraph& g, const std::string& gname, bool is_main) {
+  /// A (validated) constant's bytes; nullptr for operands that are not constants.
+  const std::byte* constant_bytes(const Operand& o) const {
+    static constexpr std::byte empty{};
+    const std::byte* p = nullptr;
+    if (o.lifetime == OperandLifeTime::CONSTANT_COPY)
+      p = reinterpret_cast<const std::byte*>(m_.operandValues.data()) + o.location.offset;
+    else if (o.lifetime == OperandLifeTime::CONSTANT_REFERENCE)
+      p = m_.pools[o.location.poolIndex].data + o.location.offset;
+    else
+      return nullptr;
+    return p ? p : &empty;  // a zero-length constant in an empty buffer is still a constant
+  }
+
+  status check_structure(const Subgraph& g, const std::string& gname, bool is_main) {
     const std::size_t n = g.operands.size();
     NNHAL_CHECK(n <= std::numeric_limits<std::uint32_t>::max(), ErrorStatus::INVALID_ARGUMENT, gname,
                 ": too many operands");
     for (std::size_t i = 0; i < n; ++i) NNHAL_TRY(check_operand(g.operands[i], str_cat(gname, " operand ", i)));
-
     // Model inputs and outputs: listed once each, with the matching lifetime.
     NNHAL_TRY(check_io_list(g, gname, g.inputIndexes, OperandLifeTime::SUBGRAPH_INPUT, "inputIndexes"));
     NNHAL_TRY(check_io_list(g, gname, g.outputIndexes, OperandLifeTime::SUBGRAPH_OUTPUT, "outputIndexes"));
     NNHAL_CHECK(!g.outputIndexes.empty(), ErrorStatus::INVALID_ARGUMENT, gname, ": no outputs");
     if (is_main) NNHAL_CHECK(!g.operations.empty(), ErrorStatus::INVALID_ARGUMENT, gname, ": no operations");
+    return {};
+  }
 
+  status check_operations(const Subgraph& g, const std::string& gname) {
+    const std::size_t n = g.operands.size();
     std::vector<std::uint32_t> consumers(n, 0);
     std::vector<bool> written(n, false);
     std::vector<dims_t> dims(n);
@@ -368,7 +380,11 @@ class model_validator {
     const sig::row* r = match_row(*e, in_t, out_t);
     NNHAL_CHECK(r != nullptr, ErrorStatus::INVALID_ARGUMENT, where, ": no signature accepts inputs ",
                 format_types(in_t), " and outputs ", format_types(out_t));
-    raise(r->since);
+    raise(version_without_defaults(g, op, *e, *r, in_t, out_t));
+    for (std::size_t k = 0; k < op.inputs.size(); ++k)
+      NNHAL_CHECK(g.operands[op.inputs[k]].lifetime != OperandLifeTime::NO_VALUE || (k < 64 && (e->omittable >> k) & 1u),
+                  ErrorStatus::INVALID_ARGUMENT, where, ": input ", k, " (operand ", op.inputs[k],
+                  ") is required but has no value");
 
     if (op.type == OperationType::IF || op.type == OperationType::WHILE) return check_control_flow(g, op, where);
     if (!e->infer) return {};
@@ -398,6 +414,27 @@ class model_validator {
       }
     }
     return {};
+  }
+
+  /// The version of the form left when trailing inputs holding their default value are
+  /// removed (at most three: layout and the dilation pair), or the matched row's.
+  HalVersion version_without_defaults(const Subgraph& g, const Operation& op, const op_entry& e, const sig::row& r,
+                                      std::span<const OperandType> in_t, std::span<const OperandType> out_t) const {
+    HalVersion best = r.since;
+    for (std::size_t depth = 1; depth <= 3 && depth < in_t.size() && best > HalVersion::V1_0; ++depth) {
+      const Operand& o = g.operands[op.inputs[in_t.size() - depth]];
+      const std::byte* v = constant_bytes(o);
+      if (!v || !is_scalar(o.type) || o.location.length != type_info(o.type).element_size) break;
+      std::int32_t value = 0;
+      if (o.type == OperandType::BOOL) value = std::to_integer<std::uint8_t>(*v) != 0;
+      else std::memcpy(&value, v, sizeof value);
+      const bool is_default = std::any_of(e.trailing_defaults.begin(), e.trailing_defaults.end(),
+                                          [&](const sig::trailing_default& d) { return d.type == o.type && d.value == value; });
+      if (!is_default) break;
+      if (const sig::row* shorter = match_row(e, in_t.first(in_t.size() - depth), out_t); shorter && shorter->since < best)
+        best = shorter->since;
+    }
+    return best;
   }
 
   /// Types of a referenced subgraph's inputs or outputs must equal the operands passed.
@@ -576,12 +613,25 @@ inline status validate_request(const Request& request, const Model& model) {
                   format_dims(d, true), " are not fully specified");
     }
     std::uint64_t need = 0;
-    if (operand_byte_size(o.type, d, need))
+    NNHAL_CHECK(operand_byte_size(o.type, d, need) || is_extension(o.type), ErrorStatus::INVALID_ARGUMENT, "input ", k,
+                ": dimensions ", format_dims(d), " describe more than 4 GiB");
+    if (!is_extension(o.type))
       NNHAL_CHECK(a.location.length >= need, ErrorStatus::INVALID_ARGUMENT, "input ", k, ": ", a.location.length,
                   " bytes given, ", o.type, " ", format_dims(d), " needs ", need);
   }
   for (std::size_t k = 0; k < request.outputs.size(); ++k)
     NNHAL_TRY(check_arg(request.outputs[k], g.operands[g.outputIndexes[k]], "output", k));
+  // An omitted input may only feed inputs its operations declare optional.
+  for (std::size_t k = 0; k < request.inputs.size(); ++k) {
+    if (!request.inputs[k].hasNoValue) continue;
+    for (const auto& op : g.operations) {
+      const op_entry* e = find_operation(op.type);
+      const std::uint64_t mask = e ? e->omittable : 0;
+      for (std::size_t j = 0; j < op.inputs.size(); ++j)
+        NNHAL_CHECK(op.inputs[j] != g.inputIndexes[k] || (j < 64 && (mask >> j) & 1u), ErrorStatus::INVALID_ARGUMENT,
+                    "input ", k, ": hasNoValue, but ", to_string(op.type), " input ", j, " is required");
+    }
+  }
   return {};
 }
 

@@ -18,6 +18,8 @@ struct batch_to_space_nd {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 2},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 2},
   });
+  // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC).
+  static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}});
 };
 
 }  // namespace nnhal::types::sig

@@ -51,6 +51,8 @@ struct conv_2d {
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT8_SYMM_PER_CHANNEL, T::TENSOR_INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 7},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT8_SYMM_PER_CHANNEL, T::TENSOR_INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::BOOL, T::INT32, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC, dilation 1).
+  static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}, {T::INT32, 1}});
 };
 
 }  // namespace nnhal::types::sig

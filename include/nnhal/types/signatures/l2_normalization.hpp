@@ -19,6 +19,8 @@ struct l2_normalization {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM), .required = 1},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 1},
   });
+  // Trailing optional inputs that equal these defaults do not raise the version (axis -1).
+  static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::INT32, -1}});
 };
 
 }  // namespace nnhal::types::sig

@@ -23,6 +23,8 @@ struct l2_pool_2d {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 10},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 7},
   });
+  // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC).
+  static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}});
 };
 
 }  // namespace nnhal::types::sig

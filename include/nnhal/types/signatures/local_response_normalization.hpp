@@ -17,6 +17,8 @@ struct local_response_normalization {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::INT32, T::FLOAT32, T::FLOAT32, T::FLOAT32, T::INT32), .outputs = outs(T::TENSOR_FLOAT32), .required = 5},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::FLOAT16, T::FLOAT16, T::FLOAT16, T::INT32), .outputs = outs(T::TENSOR_FLOAT16), .required = 5},
   });
+  // Trailing optional inputs that equal these defaults do not raise the version (axis -1).
+  static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::INT32, -1}});
 };
 
 }  // namespace nnhal::types::sig

@@ -21,6 +21,8 @@ struct lsh_projection {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32, T::TENSOR_FLOAT16, T::INT32), .outputs = outs(T::TENSOR_INT32)},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_QUANT8_ASYMM, T::TENSOR_FLOAT16, T::INT32), .outputs = outs(T::TENSOR_INT32)},
   });
+  // Inputs that may be omitted (lifetime NO_VALUE / hasNoValue): the optional ones of the spec.
+  static constexpr std::uint64_t omittable = bit(2);
 };
 
 }  // namespace nnhal::types::sig

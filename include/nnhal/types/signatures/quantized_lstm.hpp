@@ -13,6 +13,8 @@ struct quantized_lstm {
       // All 32 inputs are always listed; optional tensors and clips are NO_VALUE operands of their type.
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT8_SYMM, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT16_SYMM, T::TENSOR_INT32, T::TENSOR_INT32, T::TENSOR_INT32, T::TENSOR_INT32, T::TENSOR_QUANT8_SYMM, T::TENSOR_INT32, T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT16_SYMM, T::FLOAT32, T::FLOAT32, T::FLOAT32, T::FLOAT32, T::FLOAT32, T::FLOAT32, T::INT32, T::FLOAT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  // Inputs that may be omitted (lifetime NO_VALUE / hasNoValue): the optional ones of the spec.
+  static constexpr std::uint64_t omittable = bit(1) | bit(5) | bit(9) | bit(10) | bit(11) | bit(12) | bit(16) | bit(17) | bit(20) | bit(21) | bit(22) | bit(23);
 };
 
 }  // namespace nnhal::types::sig

@@ -27,6 +27,7 @@ struct reshape {
     NNHAL_TRY(detail::check_same_quant(input, c.outputs[0], "output"));
     NNHAL_CHECK(shape.dims.size() == 1 || (!c.executing && shape.dims.empty()), ErrorStatus::INVALID_ARGUMENT,
                 "shape: must be a 1-D tensor, got rank ", shape.dims.size());
+    NNHAL_CHECK(shape.has_value() || !c.executing, ErrorStatus::INVALID_ARGUMENT, "shape: no value at execution");
     if (!shape.has_value()) {
       // Known rank only: the shape tensor's length.
       const std::size_t rank = shape.dims.empty() ? 0 : shape.dims[0];

@@ -27,6 +27,8 @@ struct resize_bilinear {
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 3},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::FLOAT32, T::FLOAT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 3},
   });
+  // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC).
+  static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}});
 };
 
 }  // namespace nnhal::types::sig

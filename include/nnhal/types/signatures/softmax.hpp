@@ -21,6 +21,8 @@ struct softmax {
       // QUANT8 outputs: scale 1/256, zeroPoint 0 (unsigned) or -128 (signed).
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::FLOAT32, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED), .required = 2},
   });
+  // Trailing optional inputs that equal these defaults do not raise the version (axis -1).
+  static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::INT32, -1}});
 };
 
 }  // namespace nnhal::types::sig

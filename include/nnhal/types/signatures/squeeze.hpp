@@ -17,6 +17,8 @@ struct squeeze {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32), .outputs = outs(T::TENSOR_FLOAT16)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  // Inputs that may be omitted (lifetime NO_VALUE / hasNoValue): the optional ones of the spec.
+  static constexpr std::uint64_t omittable = bit(1);
 };
 
 }  // namespace nnhal::types::sig

@@ -1,0 +1,1128 @@
+// End-to-end tests of the first execution path (exec/driver.hpp): the support query,
+// prepare, synchronous execution with run-time shapes, request validation, deadlines,
+// timing, concurrent use of one prepared model, and the serial parallel_context.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "nnhal/exec/driver.hpp"
+#include "nnhal/exec/parallel.hpp"
+
+namespace ex = nnhal::exec;
+namespace ty = nnhal::types;
+
+using ty::ErrorStatus;
+using ty::Model;
+using ty::OperandType;
+using ty::OperationType;
+using ty::Request;
+using dims = std::vector<std::uint32_t>;
+using L = ty::OperandLifeTime;
+
+namespace doctest {
+template <>
+struct StringMaker<std::vector<float>> {
+  static String convert(const std::vector<float>& v) {
+    std::string s = "{";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return (s + "}").c_str();
+  }
+};
+template <>
+struct StringMaker<std::vector<std::uint32_t>> {
+  static String convert(const std::vector<std::uint32_t>& v) { return ty::format_dims(v).c_str(); }
+};
+}  // namespace doctest
+
+namespace {
+
+std::string st(ErrorStatus s) { return std::string(ty::to_string(s)); }
+
+// ---------------------------------------------------------------------------------------
+// A small model builder (constants in operandValues or in one model pool).
+
+class builder {
+ public:
+  std::uint32_t input(OperandType t, dims d) {
+    const auto i = add(t, std::move(d), L::SUBGRAPH_INPUT);
+    m_.main.inputIndexes.push_back(i);
+    return i;
+  }
+  std::uint32_t output(OperandType t, dims d) {
+    const auto i = add(t, std::move(d), L::SUBGRAPH_OUTPUT);
+    m_.main.outputIndexes.push_back(i);
+    return i;
+  }
+  std::uint32_t temp(OperandType t, dims d) { return add(t, std::move(d), L::TEMPORARY_VARIABLE); }
+
+  /// CONSTANT_COPY at an offset that is `misalign` bytes past a 16-byte boundary.
+  template <class V>
+  std::uint32_t copy_const(OperandType t, dims d, const std::vector<V>& v, std::uint32_t misalign = 0) {
+    auto& ov = m_.operandValues;
+    const std::size_t off = (ov.size() + 15) / 16 * 16 + misalign;
+    ov.resize(off + v.size() * sizeof(V), 0xEE);
+    std::memcpy(ov.data() + off, v.data(), v.size() * sizeof(V));
+    const auto i = add(t, std::move(d), L::CONSTANT_COPY);
+    m_.main.operands[i].location = {0, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(v.size() * sizeof(V))};
+    return i;
+  }
+  /// CONSTANT_REFERENCE into model pool 0, `misalign` bytes past a 16-byte boundary.
+  template <class V>
+  std::uint32_t ref_const(OperandType t, dims d, const std::vector<V>& v, std::uint32_t misalign = 0) {
+    const std::size_t off = (pool_.size() + 15) / 16 * 16 + misalign;
+    pool_.resize(off + v.size() * sizeof(V), std::byte{0xEE});
+    std::memcpy(pool_.data() + off, v.data(), v.size() * sizeof(V));
+    const auto i = add(t, std::move(d), L::CONSTANT_REFERENCE);
+    m_.main.operands[i].location = {0, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(v.size() * sizeof(V))};
+    return i;
+  }
+  std::uint32_t i32(std::int32_t v) { return copy_const(OperandType::INT32, {}, std::vector<std::int32_t>{v}); }
+
+  builder& op(OperationType type, std::vector<std::uint32_t> in, std::vector<std::uint32_t> out) {
+    for (auto i : in) ++m_.main.operands[i].numberOfConsumers;
+    m_.main.operations.push_back({type, std::move(in), std::move(out)});
+    return *this;
+  }
+
+  Model build() const {
+    Model m = m_;
+    if (!pool_.empty()) {
+      auto mem = ty::Memory::allocate(pool_.size());
+      std::memcpy(mem.data, pool_.data(), pool_.size());
+      m.pools.push_back(mem);
+    }
+    return m;
+  }
+
+ private:
+  std::uint32_t add(OperandType t, dims d, L lifetime) {
+    ty::Operand o;
+    o.type = t;
+    o.dimensions = std::move(d);
+    o.lifetime = lifetime;
+    m_.main.operands.push_back(o);
+    return static_cast<std::uint32_t>(m_.main.operands.size() - 1);
+  }
+
+  Model m_;
+  std::vector<std::byte> pool_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Requests over one shared-memory pool. Every output is followed by a guard region that
+// the driver must never write.
+
+constexpr std::size_t guard_bytes = 16;
+constexpr std::byte guard_value{0xCD};
+
+class request_builder {
+ public:
+  template <class V>
+  request_builder& in(const std::vector<V>& v, dims d = {}, std::uint32_t misalign = 0) {
+    const auto loc = place(v.size() * sizeof(V), misalign);
+    if (loc.length) std::memcpy(bytes_.data() + loc.offset, v.data(), loc.length);
+    req_.inputs.push_back({false, loc, std::move(d)});
+    return *this;
+  }
+  request_builder& omitted_in() {
+    req_.inputs.push_back({true, {}, {}});
+    return *this;
+  }
+  request_builder& out(std::size_t bytes, std::uint32_t misalign = 0, dims d = {}) {
+    const auto loc = place(bytes, misalign);
+    bytes_.resize(bytes_.size() + guard_bytes, guard_value);
+    guards_.push_back(loc.offset + loc.length);
+    req_.outputs.push_back({false, loc, std::move(d)});
+    return *this;
+  }
+  request_builder& omitted_out() {
+    req_.outputs.push_back({true, {}, {}});
+    return *this;
+  }
+  Request build() const {
+    Request r = req_;
+    auto mem = ty::Memory::allocate(bytes_.size());
+    if (!bytes_.empty()) std::memcpy(mem.data, bytes_.data(), bytes_.size());
+    r.pools.push_back(mem);
+    return r;
+  }
+  /// The guard regions after every output are untouched in `r`'s pool.
+  bool guards_intact(const Request& r) const {
+    const auto& mem = std::get<ty::Memory>(r.pools[0]);
+    for (auto g : guards_)
+      for (std::size_t i = 0; i < guard_bytes; ++i)
+        if (mem.data[g + i] != guard_value) return false;
+    return true;
+  }
+
+ private:
+  ty::DataLocation place(std::size_t n, std::uint32_t misalign) {
+    const std::size_t off = (bytes_.size() + 15) / 16 * 16 + misalign;
+    bytes_.resize(off + n, std::byte{0});
+    return {0, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(n)};
+  }
+
+  Request req_;
+  std::vector<std::byte> bytes_;
+  std::vector<std::size_t> guards_;
+};
+
+/// Output k's bytes as floats (its whole location, or the first `count`).
+std::vector<float> read_floats(const Request& r, std::size_t k, std::size_t count = SIZE_MAX) {
+  const auto& loc = r.outputs[k].location;
+  const auto& mem = std::get<ty::Memory>(r.pools[loc.poolIndex]);
+  const std::size_t n = std::min<std::size_t>(count, loc.length / sizeof(float));
+  std::vector<float> v(n);
+  if (n) std::memcpy(v.data(), mem.data + loc.offset, n * sizeof(float));
+  return v;
+}
+
+std::shared_ptr<const ex::prepared_model> must_prepare(const Model& m, const ex::prepare_options& o = {}) {
+  auto p = ex::prepare(m, o);
+  REQUIRE_MESSAGE(p.ok(), (p.ok() ? std::string() : p.err().message));
+  return *p;
+}
+
+/// Runs `f` (returning an int) in a child process so that a crash in the library fails
+/// one check instead of the whole suite. Returns f's result, or -signal when it died.
+template <class F>
+int in_child(F f) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Die quietly on a crash: doctest's handlers would report the child as a test run.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+    _exit(f());
+  }
+  int wstatus = 0;
+  if (pid < 0 || waitpid(pid, &wstatus, 0) != pid) return -1000;
+  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) return -WTERMSIG(wstatus);
+  return -1001;
+}
+
+constexpr auto F32 = OperandType::TENSOR_FLOAT32;
+
+// ---------------------------------------------------------------------------------------
+// The chain ADD -> MUL -> RELU -> RESHAPE -> CONCATENATION.
+//
+//   t0  = ADD(in [rows, 3], c_add [3] (CONSTANT_COPY at a misaligned offset), NONE)
+//   t1  = MUL(t0, c_mul [1, 3] (CONSTANT_REFERENCE), NONE)
+//   t2  = RELU(t1)
+//   t3  = RESHAPE(t2, [-1, 2] (CONSTANT_COPY, TENSOR_INT32))
+//   out = CONCATENATION(t3, c_cat [1, 2] (CONSTANT_REFERENCE, misaligned), axis 0)
+//
+// `dynamic`: the input is declared [?, 3], temporaries and the output have unknown extents.
+
+const std::vector<float> c_add_v = {0.5f, 1.0f, -1.0f};
+const std::vector<float> c_mul_v = {2.0f, -1.0f, 0.5f};
+const std::vector<float> c_cat_v = {10.0f, 20.0f};
+
+struct chain {
+  Model model;
+  std::uint32_t c_add = 0, c_cat = 0;
+};
+
+chain chain_model(bool dynamic) {
+  builder b;
+  const auto in = b.input(F32, dynamic ? dims{0, 3} : dims{2, 3});
+  const auto c_add = b.copy_const(F32, {3}, c_add_v, /*misalign=*/1);
+  const auto none = b.i32(0);
+  const auto t0 = b.temp(F32, dynamic ? dims{0, 3} : dims{2, 3});
+  b.op(OperationType::ADD, {in, c_add, none}, {t0});
+  const auto c_mul = b.ref_const(F32, {1, 3}, c_mul_v);
+  const auto t1 = b.temp(F32, dynamic ? dims{0, 0} : dims{2, 3});
+  b.op(OperationType::MUL, {t0, c_mul, none}, {t1});
+  const auto t2 = b.temp(F32, dynamic ? dims{} : dims{2, 3});
+  b.op(OperationType::RELU, {t1}, {t2});
+  const auto shape = b.copy_const(OperandType::TENSOR_INT32, {2}, std::vector<std::int32_t>{-1, 2});
+  const auto t3 = b.temp(F32, dynamic ? dims{0, 2} : dims{3, 2});
+  b.op(OperationType::RESHAPE, {t2, shape}, {t3});
+  const auto c_cat = b.ref_const(F32, {1, 2}, c_cat_v, /*misalign=*/2);
+  const auto axis = b.i32(0);
+  const auto out = b.output(F32, dynamic ? dims{0, 0} : dims{4, 2});
+  b.op(OperationType::CONCATENATION, {t3, c_cat, axis}, {out});
+  return {b.build(), c_add, c_cat};
+}
+
+/// The chain computed by hand, element by element; rows * 3 must be even.
+std::vector<float> chain_reference(const std::vector<float>& in) {
+  std::vector<float> out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const float v = (in[i] + c_add_v[i % 3]) * c_mul_v[i % 3];
+    out.push_back(v < 0.0f ? 0.0f : v);
+  }
+  out.insert(out.end(), c_cat_v.begin(), c_cat_v.end());
+  return out;
+}
+
+// A two-output model: out0 = ADD(a, b, NONE) [2, 3]; out1 = RELU(out0) [2, 3]. out0 is
+// a model output that a later operation also reads.
+Model two_output_model(dims out0 = {2, 3}, dims out1 = {2, 3}) {
+  builder b;
+  const auto a = b.input(F32, {2, 3});
+  const auto c = b.input(F32, {2, 3});
+  const auto none = b.i32(0);
+  const auto o0 = b.output(F32, std::move(out0));
+  b.op(OperationType::ADD, {a, c, none}, {o0});
+  const auto o1 = b.output(F32, std::move(out1));
+  b.op(OperationType::RELU, {o0}, {o1});
+  return b.build();
+}
+
+const std::vector<float> two_a = {1, -2, 3, -4, 5, -6};
+const std::vector<float> two_b = {0.5f, 0.5f, 0.5f, 1, 1, 10};
+const std::vector<float> two_sum = {1.5f, -1.5f, 3.5f, -3, 6, 4};
+const std::vector<float> two_relu = {1.5f, 0, 3.5f, 0, 6, 4};
+
+// A single ADD: out [2, 3] = ADD(a [2, 3], b [2, 3], NONE).
+Model add_model() {
+  builder b;
+  const auto a = b.input(F32, {2, 3});
+  const auto c = b.input(F32, {2, 3});
+  const auto none = b.i32(0);
+  const auto o = b.output(F32, {2, 3});
+  b.op(OperationType::ADD, {a, c, none}, {o});
+  return b.build();
+}
+
+Request add_request() {
+  return request_builder().in(two_a).in(two_b).out(6 * sizeof(float)).build();
+}
+
+}  // namespace
+
+// =======================================================================================
+TEST_SUITE("driver: supported_operations") {
+  TEST_CASE("ADD + RELU: every operation is supported") {
+    builder b;
+    const auto a = b.input(F32, {4});
+    const auto none = b.i32(0);
+    const auto t = b.temp(F32, {4});
+    b.op(OperationType::ADD, {a, a, none}, {t});
+    const auto o = b.output(F32, {4});
+    b.op(OperationType::RELU, {t}, {o});
+    auto flags = ex::supported_operations(b.build());
+    REQUIRE(flags.ok());
+    CHECK(*flags == std::vector<bool>{true, true});
+  }
+
+  TEST_CASE("the chain model: every operation is supported") {
+    for (bool dynamic : {false, true}) {
+      CAPTURE(dynamic);
+      auto flags = ex::supported_operations(chain_model(dynamic).model);
+      REQUIRE(flags.ok());
+      CHECK(*flags == std::vector<bool>(5, true));
+    }
+  }
+
+  TEST_CASE("valid but unimplemented operations are false, the others true") {
+    builder b;
+    const auto a = b.input(F32, {2, 2});
+    const auto none = b.i32(0);
+    const auto t0 = b.temp(F32, {2, 2});
+    b.op(OperationType::ADD, {a, a, none}, {t0});
+    const auto t1 = b.temp(F32, {2, 2});
+    b.op(OperationType::FLOOR, {t0}, {t1});
+    const auto t2 = b.temp(F32, {2, 2});
+    b.op(OperationType::SUB, {t1, t0, none}, {t2});
+    const auto o = b.output(F32, {2, 2});
+    b.op(OperationType::RELU, {t2}, {o});
+    const Model m = b.build();
+    REQUIRE(ty::validate_model(m).ok());
+    auto flags = ex::supported_operations(m);
+    REQUIRE(flags.ok());
+    CHECK(*flags == std::vector<bool>{true, false, false, true});
+  }
+
+  TEST_CASE("an invalid model is INVALID_ARGUMENT") {
+    SUBCASE("numberOfConsumers does not match") {
+      Model m = add_model();
+      m.main.operands[0].numberOfConsumers = 3;
+      CHECK(st(ex::supported_operations(m).status()) == "INVALID_ARGUMENT");
+    }
+    SUBCASE("an operation reads an operand out of range") {
+      Model m = add_model();
+      m.main.operations[0].inputs[1] = 99;
+      CHECK(st(ex::supported_operations(m).status()) == "INVALID_ARGUMENT");
+    }
+    SUBCASE("shapes that do not broadcast") {
+      builder b;
+      const auto a = b.input(F32, {2, 3});
+      const auto c = b.input(F32, {4});
+      const auto none = b.i32(0);
+      const auto o = b.output(F32, {2, 3});
+      b.op(OperationType::ADD, {a, c, none}, {o});
+      CHECK(st(ex::supported_operations(b.build()).status()) == "INVALID_ARGUMENT");
+    }
+    SUBCASE("a constant outside operandValues") {
+      Model m = add_model();
+      m.main.operands[2].location.offset = 1000;
+      CHECK(st(ex::supported_operations(m).status()) == "INVALID_ARGUMENT");
+    }
+    SUBCASE("no operations") {
+      Model m = add_model();
+      m.main.operations.clear();
+      CHECK(st(ex::supported_operations(m).status()) == "INVALID_ARGUMENT");
+    }
+  }
+}
+
+// =======================================================================================
+TEST_SUITE("driver: prepare") {
+  TEST_CASE("a valid model prepares") {
+    auto p = ex::prepare(chain_model(false).model);
+    REQUIRE(p.ok());
+    CHECK(*p != nullptr);
+    CHECK((*p)->model().main.operations.size() == 5);
+  }
+
+  TEST_CASE("an invalid model is INVALID_ARGUMENT") {
+    Model m = add_model();
+    m.main.operands[0].numberOfConsumers = 0;
+    CHECK(st(ex::prepare(m).status()) == "INVALID_ARGUMENT");
+    Model m2 = add_model();
+    m2.main.operands[0].type = OperandType::TENSOR_INT32;  // ADD(int32, float32)
+    CHECK(st(ex::prepare(m2).status()) == "INVALID_ARGUMENT");
+  }
+
+  TEST_CASE("an unimplemented operation fails to prepare") {
+    builder b;
+    const auto a = b.input(F32, {3});
+    const auto o = b.output(F32, {3});
+    b.op(OperationType::FLOOR, {a}, {o});
+    auto p = ex::prepare(b.build());
+    CHECK_FALSE(p.ok());
+    CHECK(p.status() != ErrorStatus::NONE);
+    CHECK(st(p.status()) == "INVALID_ARGUMENT");
+  }
+
+  TEST_CASE("invalid priority or preference is INVALID_ARGUMENT") {
+    const Model m = add_model();
+    ex::prepare_options o;
+    o.priority = static_cast<ty::Priority>(7);
+    CHECK(st(ex::prepare(m, o).status()) == "INVALID_ARGUMENT");
+    o = {};
+    o.priority = static_cast<ty::Priority>(-1);
+    CHECK(st(ex::prepare(m, o).status()) == "INVALID_ARGUMENT");
+    o = {};
+    o.preference = static_cast<ty::ExecutionPreference>(3);
+    CHECK(st(ex::prepare(m, o).status()) == "INVALID_ARGUMENT");
+    o = {};
+    o.preference = static_cast<ty::ExecutionPreference>(-1);
+    CHECK(st(ex::prepare(m, o).status()) == "INVALID_ARGUMENT");
+    // Every valid combination prepares.
+    for (auto pr : {ty::Priority::LOW, ty::Priority::MEDIUM, ty::Priority::HIGH})
+      for (auto pf : {ty::ExecutionPreference::LOW_POWER, ty::ExecutionPreference::FAST_SINGLE_ANSWER,
+                      ty::ExecutionPreference::SUSTAINED_SPEED}) {
+        o = {};
+        o.priority = pr;
+        o.preference = pf;
+        CHECK(ex::prepare(m, o).ok());
+      }
+  }
+
+  TEST_CASE("deadlines") {
+    const Model m = add_model();
+    ex::prepare_options o;
+    o.deadline = ty::clock::now() - std::chrono::milliseconds(1);
+    CHECK(st(ex::prepare(m, o).status()) == "MISSED_DEADLINE_PERSISTENT");
+    o.deadline = ty::clock::now() + std::chrono::hours(1);
+    CHECK(ex::prepare(m, o).ok());
+  }
+
+  TEST_CASE("the prepared model does not depend on the caller's model") {
+    std::shared_ptr<const ex::prepared_model> pm;
+    {
+      chain c = chain_model(false);
+      pm = must_prepare(c.model);
+      // Scribble over the caller's operandValues, then drop the model. (The pool is
+      // shared memory: the prepared model keeps it alive and may read it in place.)
+      std::fill(c.model.operandValues.begin(), c.model.operandValues.end(), std::uint8_t{0x7F});
+    }
+    const std::vector<float> in = {1, -2, 3, 4, -5, -6};
+    const Request r = request_builder().in(in).out(8 * sizeof(float)).build();
+    const auto res = ex::execute(*pm, r);
+    REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+    CHECK(read_floats(r, 0) == chain_reference(in));
+    CHECK(res.outputShapes[0].dimensions == dims{4, 2});
+  }
+}
+
+// =======================================================================================
+TEST_SUITE("driver: execute") {
+  TEST_CASE("the chain with constants gives hand-computed values") {
+    const chain c = chain_model(false);
+    // The constants really sit at misaligned addresses.
+    const auto& add_loc = c.model.main.operands[c.c_add].location;
+    CHECK((reinterpret_cast<std::uintptr_t>(c.model.operandValues.data()) + add_loc.offset) % alignof(float) != 0);
+    const auto& cat_loc = c.model.main.operands[c.c_cat].location;
+    CHECK((reinterpret_cast<std::uintptr_t>(c.model.pools[0].data) + cat_loc.offset) % alignof(float) != 0);
+
+    const auto pm = must_prepare(c.model);
+    // in          = {1, -2, 3, 4, -5, -6}
+    // + c_add     = {1.5, -1, 2, 4.5, -4, -7}
+    // * c_mul     = {3, 1, 1, 9, 4, -3.5}
+    // relu        = {3, 1, 1, 9, 4, 0}
+    // reshape     -> [3, 2]; concat with {10, 20} on axis 0 -> [4, 2]
+    const std::vector<float> in = {1, -2, 3, 4, -5, -6};
+    const std::vector<float> want = {3, 1, 1, 9, 4, 0, 10, 20};
+    CHECK(chain_reference(in) == want);
+
+    SUBCASE("aligned input") {
+      request_builder rb;
+      rb.in(in).out(8 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(res.message.empty());
+      CHECK(read_floats(r, 0) == want);
+      REQUIRE(res.outputShapes.size() == 1);
+      CHECK(res.outputShapes[0].dimensions == dims{4, 2});
+      CHECK(res.outputShapes[0].isSufficient);
+      CHECK(rb.guards_intact(r));
+    }
+    SUBCASE("input at a misaligned pool offset") {
+      request_builder rb;
+      rb.in(in, {}, /*misalign=*/1).out(8 * sizeof(float));
+      const Request r = rb.build();
+      CHECK((reinterpret_cast<std::uintptr_t>(std::get<ty::Memory>(r.pools[0]).data) + r.inputs[0].location.offset) %
+                alignof(float) !=
+            0);
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0) == want);
+      CHECK(rb.guards_intact(r));
+    }
+    SUBCASE("output at a misaligned pool offset") {
+      request_builder rb;
+      rb.in(in).out(8 * sizeof(float), /*misalign=*/3);
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0) == want);
+      CHECK(rb.guards_intact(r));
+    }
+    SUBCASE("a larger output buffer than needed") {
+      request_builder rb;
+      rb.in(in).out(20 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0, 8) == want);
+      CHECK(res.outputShapes[0].dimensions == dims{4, 2});
+    }
+    SUBCASE("request dimensions equal to the model's are accepted") {
+      const Request r = request_builder().in(in, {2, 3}).out(8 * sizeof(float), 0, {4, 2}).build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0) == want);
+    }
+    SUBCASE("executing twice gives the same result") {
+      const Request r1 = request_builder().in(in).out(8 * sizeof(float)).build();
+      const Request r2 = request_builder().in(in).out(8 * sizeof(float)).build();
+      CHECK(st(ex::execute(*pm, r1).status) == "NONE");
+      CHECK(st(ex::execute(*pm, r2).status) == "NONE");
+      CHECK(read_floats(r1, 0) == read_floats(r2, 0));
+    }
+  }
+
+  TEST_CASE("unknown dimensions: inputs given by the request, outputs reported") {
+    const auto pm = must_prepare(chain_model(true).model);
+    for (std::uint32_t rows : {2u, 4u, 6u}) {
+      CAPTURE(rows);
+      std::vector<float> in(rows * 3);
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) - 5.0f;
+      const std::uint32_t out_rows = rows * 3 / 2 + 1;
+      request_builder rb;
+      rb.in(in, {rows, 3}).out(out_rows * 2 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      REQUIRE(res.outputShapes.size() == 1);
+      CHECK(res.outputShapes[0].dimensions == dims{out_rows, 2});
+      CHECK(res.outputShapes[0].isSufficient);
+      CHECK(read_floats(r, 0) == chain_reference(in));
+      CHECK(rb.guards_intact(r));
+    }
+  }
+
+  TEST_CASE("an output of unknown rank gets its shape reported") {
+    builder b;
+    const auto a = b.input(F32, {2, 3});
+    const auto none = b.i32(0);
+    const auto o = b.output(F32, {});
+    b.op(OperationType::ADD, {a, a, none}, {o});
+    const auto pm = must_prepare(b.build());
+    const Request r = request_builder().in(two_a).out(6 * sizeof(float)).build();
+    const auto res = ex::execute(*pm, r);
+    REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+    CHECK(res.outputShapes[0].dimensions == dims{2, 3});
+    CHECK(read_floats(r, 0) == std::vector<float>{2, -4, 6, -8, 10, -12});
+  }
+
+  TEST_CASE("a model input of unknown dimensions needs them in the request") {
+    const auto pm = must_prepare(chain_model(true).model);
+    const Request r = request_builder().in(std::vector<float>(6, 1.0f)).out(8 * sizeof(float)).build();
+    const auto res = ex::execute(*pm, r);
+    CHECK(st(res.status) == "INVALID_ARGUMENT");
+    CHECK(res.outputShapes.empty());
+    CHECK_FALSE(res.message.empty());
+  }
+
+  TEST_CASE("request output dimensions that contradict the result are INVALID_ARGUMENT") {
+    const auto pm = must_prepare(chain_model(true).model);
+    const Request r =
+        request_builder().in(std::vector<float>(6, 1.0f), {2, 3}).out(16 * sizeof(float), 0, {5, 2}).build();
+    CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+  }
+
+  TEST_CASE("request input dimensions that make a declared temporary wrong are INVALID_ARGUMENT") {
+    // The input is declared [0, 3] but the temporary after ADD is declared [2, 3].
+    builder b;
+    const auto a = b.input(F32, {0, 3});
+    const auto none = b.i32(0);
+    const auto t = b.temp(F32, {2, 3});
+    b.op(OperationType::ADD, {a, a, none}, {t});
+    const auto o = b.output(F32, {0, 0});
+    b.op(OperationType::RELU, {t}, {o});
+    const auto pm = must_prepare(b.build());
+    const Request ok = request_builder().in(two_a, {2, 3}).out(6 * sizeof(float)).build();
+    CHECK(st(ex::execute(*pm, ok).status) == "NONE");
+    const Request bad = request_builder().in(std::vector<float>(12, 1.0f), {4, 3}).out(12 * sizeof(float)).build();
+    CHECK(st(ex::execute(*pm, bad).status) == "INVALID_ARGUMENT");
+  }
+
+  TEST_CASE("a model output that a later operation reads") {
+    const auto pm = must_prepare(two_output_model());
+    SUBCASE("aligned") {
+      request_builder rb;
+      rb.in(two_a).in(two_b).out(6 * sizeof(float)).out(6 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0) == two_sum);
+      CHECK(read_floats(r, 1) == two_relu);
+      REQUIRE(res.outputShapes.size() == 2);
+      CHECK(res.outputShapes[0].dimensions == dims{2, 3});
+      CHECK(res.outputShapes[1].dimensions == dims{2, 3});
+      CHECK(rb.guards_intact(r));
+    }
+    SUBCASE("the shared output at a misaligned offset") {
+      request_builder rb;
+      rb.in(two_a).in(two_b).out(6 * sizeof(float), /*misalign=*/1).out(6 * sizeof(float), /*misalign=*/2);
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0) == two_sum);
+      CHECK(read_floats(r, 1) == two_relu);
+      CHECK(rb.guards_intact(r));
+    }
+    SUBCASE("the shared output omitted (hasNoValue)") {
+      request_builder rb;
+      rb.in(two_a).in(two_b).omitted_out().out(6 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 1) == two_relu);
+      CHECK(rb.guards_intact(r));
+    }
+  }
+
+  TEST_CASE("a too-small output is OUTPUT_INSUFFICIENT_SIZE with the full dimensions") {
+    SUBCASE("second output too small, the first sufficient") {
+      const auto pm = must_prepare(two_output_model());
+      request_builder rb;
+      rb.in(two_a).in(two_b).out(6 * sizeof(float)).out(2 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      CHECK(st(res.status) == "OUTPUT_INSUFFICIENT_SIZE");
+      REQUIRE(res.outputShapes.size() == 2);
+      CHECK(res.outputShapes[0].isSufficient);
+      CHECK(res.outputShapes[0].dimensions == dims{2, 3});
+      CHECK_FALSE(res.outputShapes[1].isSufficient);
+      CHECK(res.outputShapes[1].dimensions == dims{2, 3});
+      CHECK(rb.guards_intact(r));
+      CHECK(res.timing.timeOnDevice == ty::Timing::not_available);
+    }
+    SUBCASE("the output a later operation reads is too small") {
+      const auto pm = must_prepare(two_output_model());
+      request_builder rb;
+      rb.in(two_a).in(two_b).out(1 * sizeof(float)).out(6 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      CHECK(st(res.status) == "OUTPUT_INSUFFICIENT_SIZE");
+      REQUIRE(res.outputShapes.size() == 2);
+      CHECK_FALSE(res.outputShapes[0].isSufficient);
+      CHECK(res.outputShapes[0].dimensions == dims{2, 3});
+      CHECK(res.outputShapes[1].isSufficient);
+      CHECK(res.outputShapes[1].dimensions == dims{2, 3});
+      CHECK(rb.guards_intact(r));
+    }
+    SUBCASE("an output of unknown dimensions, zero-length buffer") {
+      const auto pm = must_prepare(two_output_model({0, 0}, {}));
+      request_builder rb;
+      rb.in(two_a).in(two_b).out(0).out(5 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      CHECK(st(res.status) == "OUTPUT_INSUFFICIENT_SIZE");
+      REQUIRE(res.outputShapes.size() == 2);
+      CHECK_FALSE(res.outputShapes[0].isSufficient);
+      CHECK(res.outputShapes[0].dimensions == dims{2, 3});
+      CHECK_FALSE(res.outputShapes[1].isSufficient);
+      CHECK(res.outputShapes[1].dimensions == dims{2, 3});
+      CHECK(rb.guards_intact(r));
+    }
+    SUBCASE("the chain's output too small by one element") {
+      const auto pm = must_prepare(chain_model(true).model);
+      request_builder rb;
+      rb.in(std::vector<float>(12, 1.0f), {4, 3}).out(13 * sizeof(float));
+      const Request r = rb.build();
+      const auto res = ex::execute(*pm, r);
+      CHECK(st(res.status) == "OUTPUT_INSUFFICIENT_SIZE");
+      REQUIRE(res.outputShapes.size() == 1);
+      CHECK_FALSE(res.outputShapes[0].isSufficient);
+      CHECK(res.outputShapes[0].dimensions == dims{7, 2});
+      CHECK(rb.guards_intact(r));
+    }
+  }
+
+  TEST_CASE("bad requests are INVALID_ARGUMENT") {
+    const auto pm = must_prepare(add_model());
+    const auto expect_invalid = [&](const Request& r) {
+      const auto res = ex::execute(*pm, r);
+      CHECK(st(res.status) == "INVALID_ARGUMENT");
+      CHECK(res.outputShapes.empty());
+      CHECK_FALSE(res.message.empty());
+      CHECK(res.timing.timeOnDevice == ty::Timing::not_available);
+      CHECK(res.timing.timeInDriver == ty::Timing::not_available);
+    };
+    SUBCASE("the well-formed request succeeds") {
+      const Request r = add_request();
+      CHECK(st(ex::execute(*pm, r).status) == "NONE");
+      CHECK(read_floats(r, 0) == two_sum);
+    }
+    SUBCASE("too few inputs") {
+      Request r = add_request();
+      r.inputs.pop_back();
+      expect_invalid(r);
+    }
+    SUBCASE("too many inputs") {
+      Request r = add_request();
+      r.inputs.push_back(r.inputs[0]);
+      expect_invalid(r);
+    }
+    SUBCASE("no outputs") {
+      Request r = add_request();
+      r.outputs.clear();
+      expect_invalid(r);
+    }
+    SUBCASE("too many outputs") {
+      Request r = add_request();
+      r.outputs.push_back(r.outputs[0]);
+      expect_invalid(r);
+    }
+    SUBCASE("input pool index out of range") {
+      Request r = add_request();
+      r.inputs[1].location.poolIndex = 1;
+      expect_invalid(r);
+    }
+    SUBCASE("output pool index out of range") {
+      Request r = add_request();
+      r.outputs[0].location.poolIndex = 7;
+      expect_invalid(r);
+    }
+    SUBCASE("no pools at all") {
+      Request r = add_request();
+      r.pools.clear();
+      expect_invalid(r);
+    }
+    SUBCASE("input offset beyond the pool") {
+      Request r = add_request();
+      r.inputs[0].location.offset = 1u << 20;
+      expect_invalid(r);
+    }
+    SUBCASE("input offset + length wraps 32 bits") {
+      Request r = add_request();
+      r.inputs[0].location.offset = 0xFFFFFFF0u;
+      r.inputs[0].location.length = 0x20u;
+      expect_invalid(r);
+    }
+    SUBCASE("output extends beyond the pool") {
+      Request r = add_request();
+      r.outputs[0].location.length = 1u << 20;
+      expect_invalid(r);
+    }
+    SUBCASE("input shorter than its tensor") {
+      Request r = add_request();
+      r.inputs[0].location.length = 5 * sizeof(float);
+      expect_invalid(r);
+    }
+    SUBCASE("input dimensions conflicting with the model's") {
+      Request r = add_request();
+      r.inputs[0].dimensions = {3, 2};
+      expect_invalid(r);
+    }
+    SUBCASE("input rank differs from the model's") {
+      Request r = add_request();
+      r.inputs[0].dimensions = {6};
+      expect_invalid(r);
+    }
+    SUBCASE("output dimensions conflicting with the model's") {
+      Request r = add_request();
+      r.outputs[0].dimensions = {2, 4};
+      expect_invalid(r);
+    }
+    SUBCASE("hasNoValue together with a location") {
+      Request r = add_request();
+      r.inputs[0].hasNoValue = true;
+      expect_invalid(r);
+    }
+    SUBCASE("a driver-managed buffer token as pool") {
+      Request r = add_request();
+      r.pools.push_back(std::uint32_t{5});
+      expect_invalid(r);
+    }
+    SUBCASE("an unmapped pool") {
+      Request r = add_request();
+      ty::Memory bad;
+      bad.size = 64;
+      r.pools.push_back(bad);
+      expect_invalid(r);
+    }
+  }
+
+  // Known bug: execute() hands ADD a null input pointer (SIGSEGV in the kernel).
+  TEST_CASE("an omitted required tensor input is INVALID_ARGUMENT, not a crash") {
+    const auto pm = must_prepare(add_model());
+    const int code = in_child([&] {
+      const Request r = request_builder().in(two_a).omitted_in().out(6 * sizeof(float)).build();
+      return static_cast<int>(ex::execute(*pm, r).status);
+    });
+    CHECK_MESSAGE(code == static_cast<int>(ErrorStatus::INVALID_ARGUMENT),
+                  "child returned ", code, " (negative: killed by that signal)");
+  }
+
+  // Known bug: execute() returns NONE, taking the omitted activation as NONE.
+  TEST_CASE("an omitted required scalar input is INVALID_ARGUMENT") {
+    // The fused activation is a model input.
+    builder b;
+    const auto a = b.input(F32, {2, 3});
+    const auto act = b.input(OperandType::INT32, {});
+    const auto o = b.output(F32, {2, 3});
+    b.op(OperationType::ADD, {a, a, act}, {o});
+    const auto pm = must_prepare(b.build());
+    SUBCASE("given: works") {
+      const Request r = request_builder().in(two_a).in(std::vector<std::int32_t>{1}).out(6 * sizeof(float)).build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0) == std::vector<float>{2, 0, 6, 0, 10, 0});
+    }
+    SUBCASE("an invalid activation value") {
+      const Request r = request_builder().in(two_a).in(std::vector<std::int32_t>{9}).out(6 * sizeof(float)).build();
+      CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+    }
+    SUBCASE("omitted") {
+      const int code = in_child([&] {
+        const Request r = request_builder().in(two_a).omitted_in().out(6 * sizeof(float)).build();
+        return static_cast<int>(ex::execute(*pm, r).status);
+      });
+      CHECK_MESSAGE(code == static_cast<int>(ErrorStatus::INVALID_ARGUMENT), "child returned ", code);
+    }
+  }
+
+  // Known bug: execute() returns NONE with shape [0, 0] and copies the whole input into
+  // the output location, past its end when the buffer is shorter than the input.
+  TEST_CASE("an omitted RESHAPE shape input is INVALID_ARGUMENT") {
+    builder b;
+    const auto a = b.input(F32, {2, 3});
+    const auto shape = b.input(OperandType::TENSOR_INT32, {2});
+    const auto o = b.output(F32, {0, 0});
+    b.op(OperationType::RESHAPE, {a, shape}, {o});
+    const auto pm = must_prepare(b.build());
+    SUBCASE("given: works") {
+      const Request r =
+          request_builder().in(two_a).in(std::vector<std::int32_t>{3, 2}).out(6 * sizeof(float)).build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(res.outputShapes[0].dimensions == dims{3, 2});
+      CHECK(read_floats(r, 0) == two_a);
+    }
+    SUBCASE("a shape that does not keep the element count") {
+      const Request r =
+          request_builder().in(two_a).in(std::vector<std::int32_t>{4, 2}).out(8 * sizeof(float)).build();
+      CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+    }
+    SUBCASE("omitted") {
+      const int code = in_child([&] {
+        request_builder rb;
+        rb.in(two_a).omitted_in().out(6 * sizeof(float));
+        const Request r = rb.build();
+        const auto res = ex::execute(*pm, r);
+        if (!rb.guards_intact(r)) return 100;
+        return static_cast<int>(res.status);
+      });
+      CHECK_MESSAGE(code == static_cast<int>(ErrorStatus::INVALID_ARGUMENT), "child returned ", code);
+    }
+    SUBCASE("omitted, with an output buffer smaller than the input") {
+      // Whatever the status, nothing may be written past the output's location.
+      const int code = in_child([&] {
+        request_builder rb;
+        rb.in(two_a).omitted_in().out(1 * sizeof(float));
+        const Request r = rb.build();
+        const auto res = ex::execute(*pm, r);
+        if (!rb.guards_intact(r)) return 100;
+        return static_cast<int>(res.status);
+      });
+      CHECK_MESSAGE(code == static_cast<int>(ErrorStatus::INVALID_ARGUMENT),
+                    "child returned ", code, " (100: wrote past the output buffer)");
+    }
+  }
+
+  // Known bug: execute() returns NONE with shape [0, 0] and writes nothing.
+  TEST_CASE("an omitted CONCATENATION axis input is INVALID_ARGUMENT") {
+    builder b;
+    const auto a = b.input(F32, {2, 3});
+    const auto axis = b.input(OperandType::INT32, {});
+    const auto o = b.output(F32, {0, 0});
+    b.op(OperationType::CONCATENATION, {a, a, axis}, {o});
+    const auto pm = must_prepare(b.build());
+    SUBCASE("given: works") {
+      const Request r =
+          request_builder().in(two_a).in(std::vector<std::int32_t>{1}).out(12 * sizeof(float)).build();
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(res.outputShapes[0].dimensions == dims{2, 6});
+      CHECK(read_floats(r, 0) == std::vector<float>{1, -2, 3, 1, -2, 3, -4, 5, -6, -4, 5, -6});
+    }
+    SUBCASE("an axis out of range") {
+      const Request r =
+          request_builder().in(two_a).in(std::vector<std::int32_t>{2}).out(12 * sizeof(float)).build();
+      CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+    }
+    SUBCASE("omitted") {
+      const int code = in_child([&] {
+        request_builder rb;
+        rb.in(two_a).omitted_in().out(12 * sizeof(float));
+        const Request r = rb.build();
+        const auto res = ex::execute(*pm, r);
+        if (!rb.guards_intact(r)) return 100;
+        return static_cast<int>(res.status);
+      });
+      CHECK_MESSAGE(code == static_cast<int>(ErrorStatus::INVALID_ARGUMENT), "child returned ", code);
+    }
+  }
+
+  // Known bug: validate_model accepts NO_VALUE in ADD's required slots; execution then
+  // crashes (tensor input) or silently uses activation NONE (scalar).
+  TEST_CASE("a NO_VALUE operand in a required input slot is rejected, never a crash") {
+    // ADD has no optional inputs: an omitted (lifetime NO_VALUE) input1 or activation
+    // must be refused at validation/prepare, or at the latest at execution.
+    auto model_with_no_value = [](bool tensor_slot) {
+      builder b;
+      const auto a = b.input(F32, {2, 3});
+      const auto o = b.output(F32, {2, 3});
+      Model m = b.build();
+      ty::Operand nv;
+      nv.type = tensor_slot ? F32 : OperandType::INT32;
+      if (tensor_slot) nv.dimensions = {2, 3};
+      nv.lifetime = L::NO_VALUE;
+      nv.numberOfConsumers = 1;
+      m.main.operands.push_back(nv);
+      const auto k = static_cast<std::uint32_t>(m.main.operands.size() - 1);
+      if (tensor_slot) {
+        ty::Operand act;
+        act.type = OperandType::INT32;
+        act.lifetime = L::CONSTANT_COPY;
+        act.numberOfConsumers = 1;
+        act.location = {0, static_cast<std::uint32_t>(m.operandValues.size()), 4};
+        m.operandValues.resize(m.operandValues.size() + 4, 0);
+        m.main.operands.push_back(act);
+        m.main.operands[a].numberOfConsumers = 1;
+        m.main.operations.push_back({OperationType::ADD, {a, k, k + 1}, {o}});
+      } else {
+        m.main.operands[a].numberOfConsumers = 2;
+        m.main.operations.push_back({OperationType::ADD, {a, a, k}, {o}});
+      }
+      return m;
+    };
+    for (bool tensor_slot : {true, false}) {
+      CAPTURE(tensor_slot);
+      const Model m = model_with_no_value(tensor_slot);
+      auto p = ex::prepare(m);
+      if (!p.ok()) {
+        CHECK(st(p.status()) == "INVALID_ARGUMENT");
+        continue;
+      }
+      const auto pm = *p;
+      const int code = in_child([&] {
+        const Request r = request_builder().in(two_a).out(6 * sizeof(float)).build();
+        return static_cast<int>(ex::execute(*pm, r).status);
+      });
+      CHECK_MESSAGE(code == static_cast<int>(ErrorStatus::INVALID_ARGUMENT),
+                    "prepare accepted the model; execution in a child returned ", code,
+                    " (negative: killed by that signal)");
+    }
+  }
+
+  TEST_CASE("deadlines") {
+    const auto pm = must_prepare(add_model());
+    const Request r = add_request();
+    ex::execute_options o;
+    o.deadline = ty::clock::now() - std::chrono::milliseconds(1);
+    auto res = ex::execute(*pm, r, o);
+    CHECK(st(res.status) == "MISSED_DEADLINE_TRANSIENT");
+    CHECK(res.outputShapes.empty());
+    o.deadline = ty::clock::now() + std::chrono::hours(1);
+    res = ex::execute(*pm, r, o);
+    CHECK(st(res.status) == "NONE");
+    CHECK(read_floats(r, 0) == two_sum);
+  }
+
+  TEST_CASE("timing") {
+    const auto pm = must_prepare(chain_model(false).model);
+    const Request r = request_builder().in(std::vector<float>{1, -2, 3, 4, -5, -6}).out(8 * sizeof(float)).build();
+    ex::execute_options o;
+    SUBCASE("not measured") {
+      o.measure = ty::MeasureTiming::NO;
+      const auto res = ex::execute(*pm, r, o);
+      REQUIRE(st(res.status) == "NONE");
+      CHECK(res.timing.timeOnDevice == UINT64_MAX);
+      CHECK(res.timing.timeInDriver == UINT64_MAX);
+    }
+    SUBCASE("measured") {
+      o.measure = ty::MeasureTiming::YES;
+      const auto res = ex::execute(*pm, r, o);
+      REQUIRE(st(res.status) == "NONE");
+      CHECK(res.timing.timeOnDevice != UINT64_MAX);
+      CHECK(res.timing.timeInDriver != UINT64_MAX);
+      CHECK(res.timing.timeInDriver >= res.timing.timeOnDevice);
+      CHECK(res.timing.timeInDriver < 60'000'000u);  // a sane number of microseconds
+    }
+    SUBCASE("measured, but the execution fails") {
+      o.measure = ty::MeasureTiming::YES;
+      Request bad = r;
+      bad.inputs.clear();
+      const auto res = ex::execute(*pm, bad, o);
+      CHECK(st(res.status) == "INVALID_ARGUMENT");
+      CHECK(res.timing.timeOnDevice == UINT64_MAX);
+      CHECK(res.timing.timeInDriver == UINT64_MAX);
+    }
+  }
+
+  TEST_CASE("one prepared model executed from 8 threads matches a sequential run") {
+    const auto pm = must_prepare(chain_model(true).model);
+    constexpr int threads = 8;
+    constexpr int iterations = 25;
+    auto input_for = [](int t) {
+      const std::size_t rows = 2 * static_cast<std::size_t>(t + 1);
+      std::vector<float> v(rows * 3);
+      for (std::size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<float>((static_cast<int>(i) * 7 + t * 3) % 11) - 5.0f + 0.25f * static_cast<float>(t);
+      return v;
+    };
+    auto request_for = [&](int t) {
+      const auto in = input_for(t);
+      const std::uint32_t rows = static_cast<std::uint32_t>(in.size() / 3);
+      return request_builder().in(in, {rows, 3}).out((rows * 3 + 2) * sizeof(float)).build();
+    };
+    // Sequential run.
+    std::vector<std::vector<float>> expected(threads);
+    std::vector<dims> expected_dims(threads);
+    for (int t = 0; t < threads; ++t) {
+      const Request r = request_for(t);
+      const auto res = ex::execute(*pm, r);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      expected[t] = read_floats(r, 0);
+      expected_dims[t] = res.outputShapes[0].dimensions;
+      CHECK(expected[t] == chain_reference(input_for(t)));
+    }
+    // Concurrent runs.
+    std::atomic<int> mismatches{0};
+    std::atomic<bool> go{false};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        while (!go.load()) std::this_thread::yield();
+        for (int k = 0; k < iterations; ++k) {
+          const Request r = request_for(t);
+          const auto res = ex::execute(*pm, r);
+          if (res.status != ErrorStatus::NONE || res.outputShapes.size() != 1 ||
+              res.outputShapes[0].dimensions != expected_dims[t] || read_floats(r, 0) != expected[t])
+            ++mismatches;
+        }
+      });
+    }
+    go = true;
+    for (auto& th : pool) th.join();
+    CHECK(mismatches.load() == 0);
+  }
+
+  TEST_CASE("zero-sized tensors") {
+    // A model input cannot be zero-sized: a 0 extent in a request means "unknown", and
+    // request inputs must be fully specified. A constant cannot have a 0 extent either,
+    // so with ADD/MUL/RELU/RESHAPE/CONCATENATION no zero-sized tensor can arise inside a
+    // model (RESHAPE keeps the element count). The zero-sized flow needs an operation
+    // that produces one (e.g. BOX_WITH_NMS_LIMIT); here we check the rejections.
+    const auto pm = must_prepare(chain_model(true).model);
+    const Request r = request_builder().in(std::vector<float>{}, {0, 3}).out(2 * sizeof(float)).build();
+    CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+
+    builder b;
+    const auto a = b.input(F32, {2, 3});
+    const auto shape = b.copy_const(OperandType::TENSOR_INT32, {2}, std::vector<std::int32_t>{0, 3});
+    const auto o = b.output(F32, {0, 3});
+    b.op(OperationType::RESHAPE, {a, shape}, {o});
+    CHECK(st(ex::prepare(b.build()).status()) == "INVALID_ARGUMENT");
+  }
+}
+
+// =======================================================================================
+TEST_SUITE("driver: parallel context") {
+  TEST_CASE("serial_context covers [0, n) with disjoint chunks") {
+    ex::serial_context serial;
+    ex::parallel_context& par = serial;
+    CHECK(par.concurrency() == 1);
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+      for (std::size_t grain : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{5000}}) {
+        CAPTURE(n);
+        CAPTURE(grain);
+        std::vector<int> hits(n, 0);
+        std::vector<std::pair<std::size_t, std::size_t>> chunks;
+        auto fn = [&](std::size_t b, std::size_t e) {
+          chunks.emplace_back(b, e);
+          for (std::size_t i = b; i < e && i < n; ++i) ++hits[i];
+        };
+        par.parallel_for(n, grain, fn);
+        REQUIRE_FALSE(chunks.empty());
+        for (const auto& [b, e] : chunks) {
+          CHECK(b < e);
+          CHECK(e <= n);
+        }
+        bool each_once = true;
+        for (int h : hits) each_once = each_once && h == 1;
+        CHECK(each_once);
+      }
+    }
+  }
+
+  TEST_CASE("serial_context with n = 0 calls nothing") {
+    ex::serial_context serial;
+    int calls = 0;
+    auto fn = [&](std::size_t, std::size_t) { ++calls; };
+    serial.parallel_for(0, 1, fn);
+    serial.parallel_for(0, 0, fn);
+    CHECK(calls == 0);
+  }
+}
