@@ -1225,3 +1225,30 @@ TEST_CASE("request: input dimensions whose size overflows are rejected") {
 }
 
 }  // TEST_SUITE("validate_request")
+
+TEST_CASE("trailing default arguments do not raise the minimum version") {
+  auto version = [](const Model& m) {
+    const auto v = validate_model(m);
+    return v ? *v : HalVersion::UNKNOWN;
+  };
+  // SOFTMAX(x, beta, axis): the axis input arrived in 1.2; axis -1 is its default.
+  auto softmax = [](std::int32_t axis) {
+    model_builder b;
+    auto g = b.main();
+    const auto x = g.input(T::TENSOR_FLOAT32, {2, 3});
+    const auto y = g.output(T::TENSOR_FLOAT32, {2, 3});
+    g.op(OperationType::SOFTMAX, {x, g.f32(1.0f), g.i32(axis)}, {y});
+    return b.build();
+  };
+  CHECK(version(softmax(-1)) == HalVersion::V1_0);
+  CHECK(version(softmax(0)) == HalVersion::V1_2);
+
+  // A FLOAT16 scalar last (SOFTMAX on float16, no axis): 2 bytes, never read as an int32.
+  model_builder b;
+  auto g = b.main();
+  const auto x = g.input(T::TENSOR_FLOAT16, {2, 3});
+  const auto y = g.output(T::TENSOR_FLOAT16, {2, 3});
+  const auto beta = g.constant(T::FLOAT16, {}, std::vector<std::uint16_t>{0x3C00});
+  g.op(OperationType::SOFTMAX, {x, beta}, {y});
+  CHECK(version(b.build()) == HalVersion::V1_2);
+}

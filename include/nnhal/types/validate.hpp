@@ -423,8 +423,11 @@ class model_validator {
     HalVersion best = r.since;
     for (std::size_t depth = 1; depth <= 3 && depth < in_t.size() && best > HalVersion::V1_0; ++depth) {
       const Operand& o = g.operands[op.inputs[in_t.size() - depth]];
+      // Defaults are BOOL or INT32 scalars; anything else ends the trailing run.
       const std::byte* v = constant_bytes(o);
-      if (!v || !is_scalar(o.type) || o.location.length != type_info(o.type).element_size) break;
+      const bool readable = (o.type == OperandType::BOOL && o.location.length == 1) ||
+                            (o.type == OperandType::INT32 && o.location.length == sizeof(std::int32_t));
+      if (!v || !readable) break;
       std::int32_t value = 0;
       if (o.type == OperandType::BOOL) value = std::to_integer<std::uint8_t>(*v) != 0;
       else std::memcpy(&value, v, sizeof value);
