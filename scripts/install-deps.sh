@@ -5,6 +5,9 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build ccache libxsimd-dev libhwy-dev doctest-dev
           nlohmann-json3-dev libbenchmark-dev)
+# Callers may ask for more (the benchmarks' comparison libraries): NNHAL_EXTRA_PACKAGES.
+read -r -a extra <<<"${NNHAL_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,117 @@
+// Runs one nnhal operation the way the executor does (kernel bound once, then called
+// with kernel_io), without the executor around it: what a benchmark of a kernel needs.
+#pragma once
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "nnhal/ops/registry.hpp"
+
+namespace nnhal::bench {
+
+struct operand_spec {
+  types::OperandType type;
+  std::vector<std::uint32_t> dims;
+  float scale = 0.0f;
+  std::int32_t zero_point = 0;
+  std::vector<std::byte> value;  // constant inputs (scalars); tensors are filled randomly
+};
+
+class op_fixture {
+ public:
+  op_fixture(types::OperationType op, std::vector<operand_spec> inputs, std::vector<operand_spec> outputs)
+      : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
+    op_.type = op;
+    std::mt19937 rng(42);
+    for (auto& s : inputs_) {
+      if (s.value.empty()) s.value = random_bytes(s, rng);
+      in_.push_back(describe(s, s.value.data()));
+    }
+    for (auto& s : outputs_) {
+      s.value.assign(byte_size(s), std::byte{0});
+      out_.push_back(describe(s, nullptr));
+      out_data_.push_back(s.value.data());
+    }
+    for (std::uint32_t i = 0; i < in_.size(); ++i) op_.inputs.push_back(i);
+    auto bound = ops::bind(ops::bind_context{op_, in_, out_, false});
+    ok_ = bound.ok();
+    if (ok_) kernel_ = std::move(*bound);
+    else error_ = bound.err().message;
+  }
+
+  bool ok() const { return ok_; }
+  const std::string& error() const { return error_; }
+  void run() { kernel_(ops::kernel_io{in_, out_, out_data_, &serial_}); }
+  const std::byte* input(std::size_t i) const { return inputs_[i].value.data(); }
+  std::byte* output(std::size_t i) { return outputs_[i].value.data(); }
+  /// Bytes the operation reads and writes once (its tensors).
+  std::size_t bytes_moved() const {
+    std::size_t n = 0;
+    for (const auto& s : inputs_)
+      if (types::is_tensor(s.type)) n += byte_size(s);
+    for (const auto& s : outputs_) n += byte_size(s);
+    return n;
+  }
+
+  static std::size_t byte_size(const operand_spec& s) {
+    std::size_t n = types::type_info(s.type).element_size;
+    for (auto d : s.dims) n *= d;
+    return n;
+  }
+
+ private:
+  static std::vector<std::byte> random_bytes(const operand_spec& s, std::mt19937& rng) {
+    std::vector<std::byte> b(byte_size(s));
+    const std::size_t count = b.size() / types::type_info(s.type).element_size;
+    std::uniform_real_distribution<float> f(-4.0f, 4.0f);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (std::size_t i = 0; i < count; ++i) {
+      switch (s.type) {
+        case types::OperandType::TENSOR_FLOAT32: {
+          const float v = f(rng);
+          std::memcpy(b.data() + 4 * i, &v, 4);
+          break;
+        }
+        case types::OperandType::TENSOR_FLOAT16: {
+          const auto v = types::to_float16(f(rng));
+          std::memcpy(b.data() + 2 * i, &v, 2);
+          break;
+        }
+        default:
+          for (std::size_t k = 0; k < types::type_info(s.type).element_size; ++k)
+            b[i * types::type_info(s.type).element_size + k] = static_cast<std::byte>(byte(rng));
+      }
+    }
+    return b;
+  }
+  static types::sig::operand_desc describe(const operand_spec& s, const std::byte* value) {
+    types::sig::operand_desc d;
+    d.type = s.type;
+    d.dims = s.dims;
+    d.scale = s.scale;
+    d.zero_point = s.zero_point;
+    d.value = value;
+    d.value_size = value ? byte_size(s) : 0;
+    return d;
+  }
+
+  types::Operation op_;
+  std::vector<operand_spec> inputs_, outputs_;
+  std::vector<types::sig::operand_desc> in_, out_;
+  std::vector<std::byte*> out_data_;
+  ops::kernel kernel_;
+  exec::serial_context serial_;
+  bool ok_ = false;
+  std::string error_;
+};
+
+/// A scalar operand holding `v`.
+template <class S>
+operand_spec scalar(types::OperandType t, S v) {
+  operand_spec s{t, {}, 0.0f, 0, std::vector<std::byte>(sizeof(S))};
+  std::memcpy(s.value.data(), &v, sizeof(S));
+  return s;
+}
+
+}  // namespace nnhal::bench
