@@ -36,12 +36,17 @@ void reference(const kernel_io& io) {
         continue;
       }
       if constexpr (types::quantized_element<E>) {
-        const float scale = in.scale / out.scale;
-        const float bias = -static_cast<float>(in.zero_point) * scale;
+        // Signed values are moved to the unsigned domain first (+128), so the float
+        // expression is the same for both and the signed result is exactly the unsigned
+        // one minus 128 (the HAL's parity rule), ties included.
+        constexpr std::int32_t offset = std::is_signed_v<S> ? 128 : 0;
+        const float scale = in.scale * (1.0f / out.scale);  // as the AOSP path forms it
+        const float bias = -static_cast<float>(in.zero_point + offset) * scale;
         constexpr std::int32_t lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
         for (std::size_t i = 0; i < run; ++i) {
           const std::int32_t v =
-              static_cast<std::int32_t>(std::round(static_cast<float>(src[i]) * scale + bias)) + out.zero_point;
+              static_cast<std::int32_t>(std::round(static_cast<float>(src[i] + offset) * scale + bias)) +
+              out.zero_point;
           dst[i] = static_cast<S>(v < lo ? lo : (v > hi ? hi : v));
         }
       }

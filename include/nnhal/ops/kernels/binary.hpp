@@ -57,10 +57,11 @@ void binary_float(const kernel_io& io, std::size_t act_input, F f) {
                          });
 }
 
-/// out = clamp(f(a, b)) for quant8; f maps the raw stored values to the raw output
-/// (zero point included), the clamp applies the activation and the type's range.
-template <types::element E, class F>
-void binary_quant(const kernel_io& io, std::size_t act_input, F f) {
+/// The broadcast walk of a quantized binary operation: computes the activation's clamp
+/// range and calls run(a, a_step, b, b_step, out, n, range) for every innermost run
+/// (steps are 0 for a broadcast input, 1 otherwise).
+template <types::element E, class Run>
+void binary_quant_runs(const kernel_io& io, std::size_t act_input, Run run) {
   using S = typename E::storage;
   const auto a = io.input<E>(0);
   const auto b = io.input<E>(1);
@@ -69,15 +70,29 @@ void binary_quant(const kernel_io& io, std::size_t act_input, F f) {
                                          std::numeric_limits<S>::min(), std::numeric_limits<S>::max());
   for_each_broadcast_run(o.dims, a.dims, b.dims,
                          [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
-                           const S* pa = a.data + ao;
-                           const S* pb = b.data + bo;
-                           S* po = o.data + oo;
-                           for (std::size_t i = 0; i < n; ++i) {
-                             std::int32_t v = f(std::int32_t{pa[i * as]}, std::int32_t{pb[i * bs]});
-                             v = v < r.lo ? r.lo : (v > r.hi ? r.hi : v);
-                             po[i] = static_cast<S>(v);
-                           }
+                           run(a.data + ao, as, b.data + bo, bs, o.data + oo, n, r);
                          });
+}
+
+/// The scalar run of a quantized binary operation: f maps two stored values to the raw
+/// output (zero point included); the clamp applies the activation and the type's range.
+template <class S, class F>
+void quant_run_scalar(F f, const S* a, std::size_t as, const S* b, std::size_t bs, S* o, std::size_t n,
+                      quant::quant_range r) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int32_t v = f(std::int32_t{a[i * as]}, std::int32_t{b[i * bs]});
+    v = v < r.lo ? r.lo : (v > r.hi ? r.hi : v);
+    o[i] = static_cast<S>(v);
+  }
+}
+
+/// out = clamp(f(a, b)) for quant8, one element at a time (the reference).
+template <types::element E, class F>
+void binary_quant(const kernel_io& io, std::size_t act_input, F f) {
+  using S = typename E::storage;
+  binary_quant_runs<E>(io, act_input,
+                       [&f](const S* a, std::size_t as, const S* b, std::size_t bs, S* o, std::size_t n,
+                            quant::quant_range r) { quant_run_scalar(f, a, as, b, bs, o, n, r); });
 }
 
 /// out = f(a, b) for TENSOR_INT32 (the activation must be NONE); f must not overflow

@@ -46,12 +46,17 @@ constexpr std::int32_t rounding_divide_by_pot(std::int32_t x, int exponent) noex
   return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
-/// x * multiplier, the TFLite "MultiplyByQuantizedMultiplier" rounding.
+/// x * multiplier, the TFLite "MultiplyByQuantizedMultiplier" rounding, saturating.
 constexpr std::int32_t apply_multiplier(std::int32_t x, fixed_multiplier m) noexcept {
   const int left = m.shift > 0 ? m.shift : 0;
   const int right = m.shift > 0 ? 0 : -m.shift;
-  // Wrapping multiply: the left shift cannot overflow for the operands the HAL allows.
-  const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
+  // A multiplier above 1 (an output scale smaller than the input's) shifts left first.
+  // Where that would overflow, saturate: the result then clamps to the type's end, which
+  // is the real-number answer (the AOSP code multiplies and overflows instead).
+  constexpr std::int32_t max = std::numeric_limits<std::int32_t>::max(), min = std::numeric_limits<std::int32_t>::min();
+  const std::int32_t hi = max >> left, lo = min >> left;
+  const std::int32_t clamped = x > hi ? hi : (x < lo ? lo : x);
+  const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(clamped) << left);
   return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, m.mantissa_q31), right);
 }
 

@@ -1,0 +1,67 @@
+// AVX-512 versions of the fixed-point requantization in ops/quant/fixed_point.hpp, 16
+// int32 lanes at a time, equal to the scalar functions bit for bit (tests assert it):
+// SRDHM is computed as floor((a*b + 2^30) / 2^31) on exact 64-bit products, which equals
+// the scalar nudge-and-truncate form for every pair but (INT32_MIN, INT32_MIN), a pair a
+// fixed_multiplier (mantissa < 2^31) never produces.
+#pragma once
+
+#include "nnhal/ops/quant/fixed_point.hpp"
+#include "nnhal/ops/simd/cpu.hpp"
+
+#if NNHAL_HAVE_X86_KERNELS
+#include <immintrin.h>
+
+#include <limits>
+#include <type_traits>
+
+namespace nnhal::simd::avx512 {
+
+// All-lanes masks. The zero-masking forms of the intrinsics are used with them on
+// purpose: GCC 12's unmasked forms pass an _mm512_undefined value through and then warn
+// (-Wmaybe-uninitialized, GCC bug 105593) in every driver that includes us.
+inline constexpr __mmask16 all16 = 0xFFFF;
+inline constexpr __mmask8 all8 = 0xFF;
+
+/// x * m as quant::apply_multiplier does, per lane (including its saturating left shift).
+NNHAL_TARGET_AVX512 inline __m512i apply_multiplier(__m512i x, ops::quant::fixed_multiplier m) {
+  const int left = m.shift > 0 ? m.shift : 0;
+  const int right = m.shift > 0 ? 0 : -m.shift;
+  if (left > 0) {  // saturate instead of wrapping, like the scalar version
+    const __m512i lim_hi = _mm512_set1_epi32(std::numeric_limits<std::int32_t>::max() >> left);
+    const __m512i lim_lo = _mm512_set1_epi32(std::numeric_limits<std::int32_t>::min() >> left);
+    x = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, x, lim_lo), lim_hi);
+    x = _mm512_maskz_sll_epi32(all16, x, _mm_cvtsi32_si128(left));
+  }
+  // Saturating rounding doubling high multiply on 64-bit products of even and odd lanes.
+  const __m512i mm = _mm512_set1_epi64(m.mantissa_q31);
+  const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
+  const __m512i even = _mm512_maskz_srai_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, x, mm), nudge), 31);
+  const __m512i odd = _mm512_maskz_srai_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, x, 32), mm), nudge), 31);
+  __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+  if (right == 0) return h;
+  // Rounding divide by 2^right, ties away from zero.
+  const __m512i mask = _mm512_set1_epi32(static_cast<std::int32_t>((std::int64_t{1} << right) - 1));
+  const __m512i rem = _mm512_and_si512(h, mask);
+  const __m512i threshold = _mm512_add_epi32(_mm512_maskz_srai_epi32(all16, mask, 1), _mm512_maskz_srli_epi32(all16, h, 31));
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, threshold);
+  h = _mm512_maskz_sra_epi32(all16, h, _mm_cvtsi32_si128(right));
+  return _mm512_mask_add_epi32(h, up, h, _mm512_set1_epi32(1));
+}
+
+/// 16 stored 8-bit values widened to int32 lanes.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512i load_x16(const S* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if constexpr (std::is_signed_v<S>) return _mm512_maskz_cvtepi8_epi32(all16, v);
+  else return _mm512_maskz_cvtepu8_epi32(all16, v);
+}
+
+/// Clamps 16 int32 lanes to [lo, hi] (within S's range) and stores them as S.
+template <class S>
+NNHAL_TARGET_AVX512 inline void store_x16(S* p, __m512i v, __m512i lo, __m512i hi) {
+  v = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, v, lo), hi);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_maskz_cvtepi32_epi8(all16, v));
+}
+
+}  // namespace nnhal::simd::avx512
+#endif
