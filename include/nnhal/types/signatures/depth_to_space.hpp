@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_shape_spatial.hpp"
 
 namespace nnhal::types::sig {
 
@@ -12,7 +13,7 @@ struct depth_to_space {
   static constexpr auto rows = std::to_array<row>({
       // layout (optional, added in HAL 1.2): false (NHWC, the default) is the same as leaving it
       // off, so each row accepts it from the tensor type's own version; layout = true (NCHW)
-      // needs HAL 1.2 -- a value rule for the version check, not expressible here.
+      // needs HAL 1.2 -- a value rule infer() applies.
       {.since = V::V1_0, .inputs = ins(T::TENSOR_FLOAT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 2},
       {.since = V::V1_0, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM), .required = 2},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 2},
@@ -20,6 +21,41 @@ struct depth_to_space {
   });
   // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC).
   static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}});
+
+  /// [n, h, w, c] -> [n, h * b, w * b, c / (b * b)]: block_size b >= 1, b * b must divide the
+  /// depth. Quantized outputs keep the input's scale and zeroPoint.
+  static result<shapes> infer(const infer_context& c) {
+    static constexpr std::array layout_since{V::V1_2};
+    const auto& in = c.inputs[0];
+    detail::spatial::raise_for_flags(c, 2, layout_since);
+    NNHAL_TRY(detail::spatial::check_rank_4(in, c.executing, "input"));
+    NNHAL_TRY(detail::check_same_quant(in, c.outputs[0], "output"));
+    const auto block = c.inputs[1].scalar<std::int32_t>();
+    NNHAL_CHECK(block || !c.executing, ErrorStatus::INVALID_ARGUMENT, "block_size: no value at execution");
+    if (block) NNHAL_CHECK(*block >= 1, ErrorStatus::INVALID_ARGUMENT, "block_size: ", *block, " (must be >= 1)");
+    const auto nchw = detail::spatial::bool_input(c, 2);
+    const auto e = detail::spatial::split_image(in.dims, nchw);
+    detail::spatial::image_dims o{e.n, 0, 0, 0};
+    if (block) {
+      const std::uint64_t b = static_cast<std::uint32_t>(*block);
+      if (e.c != 0 || c.executing) {
+        NNHAL_CHECK(e.c % (b * b) == 0, ErrorStatus::INVALID_ARGUMENT, "input: depth ", e.c,
+                    " is not a multiple of block_size^2 = ", b * b);
+        o.c = static_cast<std::uint32_t>(e.c / (b * b));
+      }
+      if (e.h != 0 || c.executing) {
+        NNHAL_TRY(detail::spatial::check_extent(e.h * b, "output", "height"));
+        o.h = static_cast<std::uint32_t>(e.h * b);
+      }
+      if (e.w != 0 || c.executing) {
+        NNHAL_TRY(detail::spatial::check_extent(e.w * b, "output", "width"));
+        o.w = static_cast<std::uint32_t>(e.w * b);
+      }
+    }
+    dims_t out = detail::spatial::join_image(o, nchw);
+    if (c.executing) NNHAL_TRY(detail::spatial::check_output_size(out, in.type));
+    return shapes{std::move(out)};
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_shape_spatial.hpp"
 
 namespace nnhal::types::sig {
 
@@ -17,6 +18,21 @@ struct pad_v2 {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_INT32, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32, T::INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+
+  /// As PAD, padding with pad_value. A quantized pad value is a stored value of input0's
+  /// type: it must lie in that type's range (HAL: "scale and zeroPoint are assumed to be the
+  /// same as in input0"), so the output needs no requantization.
+  static result<shapes> infer(const infer_context& c) {
+    const auto& in = c.inputs[0];
+    if (is_quantized(in.type)) {
+      if (auto v = c.inputs[2].scalar<std::int32_t>()) {
+        const auto info = type_info(in.type);
+        NNHAL_CHECK(*v >= info.zero_point_min && *v <= info.zero_point_max, ErrorStatus::INVALID_ARGUMENT,
+                    "pad_value: ", *v, " outside [", info.zero_point_min, ", ", info.zero_point_max, "] of ", in.type);
+      }
+    }
+    return detail::spatial::infer_pad(c, 4);
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_shape_spatial.hpp"
 
 namespace nnhal::types::sig {
 
@@ -16,8 +17,8 @@ struct resize_bilinear {
       // The three BOOL flags are optional trailing inputs: layout added in HAL 1.2,
       // align_corners and half_pixel_centers in HAL 1.3 (not both true). A flag set to false
       // (the default) is the same as leaving it off, so each row accepts them from its own
-      // version; a flag set to true needs the version it was added in -- a value rule for the
-      // version check, not expressible here.
+      // version; a flag set to true (or not a constant) needs the version it was added in --
+      // a value rule infer() applies.
       {.since = V::V1_0, .inputs = ins(T::TENSOR_FLOAT32, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 3},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::FLOAT32, T::FLOAT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 3},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 3},
@@ -29,6 +30,12 @@ struct resize_bilinear {
   });
   // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC).
   static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}});
+
+  /// See detail::spatial::infer_resize. Quantized outputs keep the input's scale and zeroPoint.
+  static result<shapes> infer(const infer_context& c) {
+    static constexpr std::array flag_since{V::V1_2, V::V1_3, V::V1_3};  // layout, align_corners, half_pixel
+    return detail::spatial::infer_resize(c, 3, flag_since);
+  }
 };
 
 }  // namespace nnhal::types::sig

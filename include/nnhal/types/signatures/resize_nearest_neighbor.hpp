@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_shape_spatial.hpp"
 
 namespace nnhal::types::sig {
 
@@ -16,7 +17,7 @@ struct resize_nearest_neighbor {
       // Unlike RESIZE_BILINEAR, layout is a mandatory input. align_corners and
       // half_pixel_centers are optional trailing inputs added in HAL 1.3 (not both true): false
       // (the default) is the same as leaving them off, so each row accepts them from its own
-      // version; true needs HAL 1.3 -- a value rule for the version check.
+      // version; true needs HAL 1.3 -- a value rule infer() applies.
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 4},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::FLOAT32, T::FLOAT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32), .required = 4},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::INT32, T::INT32, T::BOOL, T::BOOL, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16), .required = 4},
@@ -28,6 +29,12 @@ struct resize_nearest_neighbor {
   });
   // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC).
   static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}});
+
+  /// See detail::spatial::infer_resize. Quantized outputs keep the input's scale and zeroPoint.
+  static result<shapes> infer(const infer_context& c) {
+    static constexpr std::array flag_since{V::V1_3, V::V1_3};  // align_corners, half_pixel_centers
+    return detail::spatial::infer_resize(c, 4, flag_since);
+  }
 };
 
 }  // namespace nnhal::types::sig

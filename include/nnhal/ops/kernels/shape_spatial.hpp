@@ -1,0 +1,137 @@
+// Loops shared by the spatial data-movement operations: a 4-D image addressed by logical
+// (batch, y, x, channel) whatever its layout (NHWC or NCHW, so each op is written once), strided
+// channel runs, and the n-D gather behind PAD, PAD_V2 and MIRROR_PAD. Pure data movement:
+// element values are copied bit for bit, so one loop serves every element type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "nnhal/ops/kernel.hpp"
+
+namespace nnhal::ops::kernels::spatial {
+
+/// A 4-D image's extents and element strides by role. NHWC keeps channels innermost; NCHW
+/// keeps width innermost, so a channel run there has stride h * w.
+struct image_layout {
+  std::size_t n = 0, h = 0, w = 0, c = 0;
+  std::size_t sn = 0, sh = 0, sw = 0, sc = 0;
+
+  static image_layout of(std::span<const std::uint32_t> d, bool nchw) noexcept {
+    image_layout l;
+    if (nchw) {
+      l.n = d[0], l.c = d[1], l.h = d[2], l.w = d[3];
+      l.sw = 1, l.sh = l.w, l.sc = l.h * l.w, l.sn = l.c * l.sc;
+    } else {
+      l.n = d[0], l.h = d[1], l.w = d[2], l.c = d[3];
+      l.sc = 1, l.sw = l.c, l.sh = l.w * l.c, l.sn = l.h * l.sh;
+    }
+    return l;
+  }
+  std::size_t at(std::size_t b, std::size_t y, std::size_t x, std::size_t ch = 0) const noexcept {
+    return b * sn + y * sh + x * sw + ch * sc;
+  }
+  std::size_t count() const noexcept { return n * h * w * c; }
+};
+
+/// True when input `k` is present and a true BOOL (the NCHW flag and the resize options).
+inline bool flag(const kernel_io& io, std::size_t k) noexcept {
+  return k < io.in.size() && io.in[k].has_value() && io.scalar<std::uint8_t>(k) != 0;
+}
+
+/// dst[i * ds] = src[i * ss] for i < count (a memcpy when both runs are contiguous).
+template <class S>
+void copy_run(const S* src, std::size_t ss, S* dst, std::size_t ds, std::size_t count) noexcept {
+  if (ss == 1 && ds == 1) {
+    if (count) std::memcpy(dst, src, count * sizeof(S));
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i) dst[i * ds] = src[i * ss];
+}
+
+/// dst[i * ds] = v for i < count.
+template <class S>
+void fill_run(S* dst, std::size_t ds, std::size_t count, S v) noexcept {
+  for (std::size_t i = 0; i < count; ++i) dst[i * ds] = v;
+}
+
+/// Input-to-output coordinate scale of one resized axis, in float as the AOSP CPU path
+/// computes it: (in - 1) / (out - 1) when corners are aligned (and out > 1), else in / out.
+inline float resize_scale(std::size_t in, std::size_t out, bool align_corners) noexcept {
+  return align_corners && out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                  : static_cast<float>(in) / static_cast<float>(out);
+}
+
+/// Runs body(begin, end) over [0, n) rows, in parallel when the executor offers it.
+template <class F>
+void for_rows(const kernel_io& io, std::size_t n, F&& body) {
+  if (io.par && io.par->concurrency() > 1) io.par->parallel_for(n, 1, body);
+  else if (n) body(std::size_t{0}, n);
+}
+
+/// For each dimension, the input index every output index reads (-1: the pad value).
+using index_maps = std::vector<std::vector<std::int64_t>>;
+
+/// out[o_0, .., o_r-1] = in[map_0[o_0], .., map_r-1[o_r-1]], or `pad` where any map entry is
+/// -1. Rank >= 1; reads only input elements the maps name, writes every output element.
+template <class S>
+void gather_padded(const S* in, std::span<const std::uint32_t> in_dims, S* out, std::span<const std::uint32_t> out_dims,
+                   const index_maps& maps, S pad) noexcept {
+  const std::size_t rank = out_dims.size();
+  std::size_t total = 1;
+  for (auto d : out_dims) total *= d;
+  if (total == 0) return;
+  std::vector<std::size_t> in_stride(rank, 1);
+  for (std::size_t d = rank - 1; d > 0; --d) in_stride[d - 1] = in_stride[d] * in_dims[d];
+  const std::size_t row = out_dims[rank - 1];
+  const auto& inner = maps[rank - 1];
+  std::vector<std::size_t> pos(rank, 0);  // odometer over the outer dimensions
+  for (std::size_t r = 0; r < total / row; ++r) {
+    std::size_t base = 0;
+    bool padded = false;
+    for (std::size_t d = 0; d + 1 < rank; ++d) {
+      const std::int64_t m = maps[d][pos[d]];
+      if (m < 0) padded = true;
+      else base += static_cast<std::size_t>(m) * in_stride[d];
+    }
+    S* o = out + r * row;
+    if (padded) {
+      fill_run(o, 1, row, pad);
+    } else {
+      for (std::size_t i = 0; i < row; ++i) o[i] = inner[i] < 0 ? pad : in[base + static_cast<std::size_t>(inner[i])];
+    }
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      if (++pos[d] < out_dims[d]) break;
+      pos[d] = 0;
+    }
+  }
+}
+
+/// The constant-pad map of one dimension: `before` pad entries, the input, then pad.
+inline std::vector<std::int64_t> constant_pad_map(std::uint32_t in_extent, std::uint32_t out_extent,
+                                                  std::int32_t before) {
+  std::vector<std::int64_t> m(out_extent, -1);
+  for (std::uint32_t i = 0; i < in_extent; ++i) m[static_cast<std::size_t>(before) + i] = i;
+  return m;
+}
+
+/// The paddings operand's (before, after) amounts of dimension d.
+inline std::int32_t pad_before(const kernel_io& io, std::size_t paddings_input, std::size_t d) noexcept {
+  return io.in[paddings_input].at<std::int32_t>(2 * d);
+}
+
+/// PAD / PAD_V2: every input element at its offset, the rest `pad`.
+template <class S>
+void pad_constant(const kernel_io& io, S pad) noexcept {
+  const auto& in = io.in[0];
+  const auto& out = io.out[0];
+  const std::size_t rank = out.dims.size();
+  index_maps maps(rank);
+  for (std::size_t d = 0; d < rank; ++d) maps[d] = constant_pad_map(in.dims[d], out.dims[d], pad_before(io, 1, d));
+  gather_padded(reinterpret_cast<const S*>(in.value), in.dims, reinterpret_cast<S*>(io.out_data[0]), out.dims, maps, pad);
+}
+
+}  // namespace nnhal::ops::kernels::spatial

@@ -1,0 +1,62 @@
+// RESIZE_NEAREST_NEIGHBOR kernels; contract in types/signatures/resize_nearest_neighbor.hpp.
+// Source row of output row y (columns alike), in float as the AOSP CPU path computes it
+// (TFLite's rules): s = y * scale, or (y + 0.5) * scale with half_pixel_centers; the index is
+// round(s) when align_corners, else floor(s), clamped to [0, in - 1]. Whole pixels are
+// copied, so every element type shares one loop and qs8 is exactly qu8 - 128.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/shape_spatial.hpp"
+
+namespace nnhal::ops::resize_nearest_neighbor {
+
+/// The input index each of the `out` output indices of one axis reads.
+inline std::vector<std::size_t> source_indices(std::size_t in, std::size_t out, bool align_corners,
+                                               bool half_pixel_centers) {
+  const float scale = kernels::spatial::resize_scale(in, out, align_corners);
+  std::vector<std::size_t> src(out);
+  for (std::size_t i = 0; i < out; ++i) {
+    const float s = half_pixel_centers ? (static_cast<float>(i) + 0.5f) * scale : static_cast<float>(i) * scale;
+    const float r = align_corners ? std::round(s) : std::floor(s);
+    const std::int64_t k = std::clamp<std::int64_t>(static_cast<std::int64_t>(r), 0, static_cast<std::int64_t>(in) - 1);
+    src[i] = static_cast<std::size_t>(k);
+  }
+  return src;
+}
+
+template <types::element E>
+void reference(const kernel_io& io) {
+  using S = typename E::storage;
+  const bool nchw = kernels::spatial::flag(io, 3);
+  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
+  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
+  if (lo.count() == 0) return;
+  const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
+  const auto ys = source_indices(li.h, lo.h, align, half);
+  const auto xs = source_indices(li.w, lo.w, align, half);
+  const S* in = reinterpret_cast<const S*>(io.in[0].value);
+  S* out = reinterpret_cast<S*>(io.out_data[0]);
+  kernels::spatial::for_rows(io, lo.n * lo.h, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t n = r / lo.h, y = r % lo.h;
+      for (std::size_t x = 0; x < lo.w; ++x)
+        kernels::spatial::copy_run(in + li.at(n, ys[y], xs[x]), li.sc, out + lo.at(n, y, x), lo.sc, lo.c);
+    }
+  });
+}
+
+inline types::result<kernel> bind(const bind_context& c) {
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return kernel{reference<types::f32>};
+    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
+    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{reference<types::qu8>};
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference<types::qs8>};
+    default: return unsupported(c);
+  }
+}
+
+}  // namespace nnhal::ops::resize_nearest_neighbor

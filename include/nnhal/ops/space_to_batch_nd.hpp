@@ -1,0 +1,50 @@
+// SPACE_TO_BATCH_ND kernels; contract in types/signatures/space_to_batch_nd.hpp. Output batch
+// k = ((dy * bw) + dx) * in_batches + n gathers the pixels at offset (dy, dx) of every bh x bw
+// block of input batch n after padding; padding holds zero (the zero point when quantized).
+// NHWC and NCHW share the loop through kernels::spatial::image_layout.
+#pragma once
+
+#include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/shape_spatial.hpp"
+
+namespace nnhal::ops::space_to_batch_nd {
+
+template <types::element E>
+void reference(const kernel_io& io) {
+  using S = typename E::storage;
+  const bool nchw = kernels::spatial::flag(io, 3);
+  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
+  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
+  const auto bh = static_cast<std::size_t>(io.in[1].at<std::int32_t>(0));
+  const auto bw = static_cast<std::size_t>(io.in[1].at<std::int32_t>(1));
+  const auto top = static_cast<std::size_t>(io.in[2].at<std::int32_t>(0));
+  const auto left = static_cast<std::size_t>(io.in[2].at<std::int32_t>(2));
+  S zero{};
+  if constexpr (types::quantized_element<E>) zero = static_cast<S>(io.out[0].zero_point);
+  const S* in = reinterpret_cast<const S*>(io.in[0].value);
+  S* out = reinterpret_cast<S*>(io.out_data[0]);
+  for (std::size_t k = 0; k < lo.n; ++k) {
+    const std::size_t n = k % li.n, block = k / li.n, dy = block / bw, dx = block % bw;
+    for (std::size_t y = 0; y < lo.h; ++y) {
+      const std::size_t py = y * bh + dy;  // row in the padded input
+      for (std::size_t x = 0; x < lo.w; ++x) {
+        const std::size_t px = x * bw + dx;
+        S* o = out + lo.at(k, y, x);
+        if (py < top || py - top >= li.h || px < left || px - left >= li.w) kernels::spatial::fill_run(o, lo.sc, lo.c, zero);
+        else kernels::spatial::copy_run(in + li.at(n, py - top, px - left), li.sc, o, lo.sc, lo.c);
+      }
+    }
+  }
+}
+
+inline types::result<kernel> bind(const bind_context& c) {
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return kernel{reference<types::f32>};
+    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
+    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{reference<types::qu8>};
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference<types::qs8>};
+    default: return unsupported(c);
+  }
+}
+
+}  // namespace nnhal::ops::space_to_batch_nd
