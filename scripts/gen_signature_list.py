@@ -10,7 +10,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 sig_dir = os.path.join(here, "..", "include", "nnhal", "types", "signatures")
 skip = {"all.hpp", "detail_checks.hpp"}
 
-names = sorted(f[:-4] for f in os.listdir(sig_dir) if f.endswith(".hpp") and f not in skip)
+names = sorted(f[:-4] for f in os.listdir(sig_dir)
+               if f.endswith(".hpp") and f not in skip and not f.startswith("detail_"))
 if len(sys.argv) == 3 and sys.argv[1] == "--only":
     names = [n for n in names if n in sys.argv[2].split(",")]
 structs = [n + "_" if n in KEYWORDS else n for n in names]

@@ -1,0 +1,217 @@
+// Byte-level copy loops shared by the data-movement operations (SQUEEZE, SPLIT, SLICE,
+// STRIDED_SLICE, TRANSPOSE, TILE, GATHER, PACK, REVERSE, the lookups): their semantics do
+// not depend on the element type, so each loop is written once over the element size.
+// The destination is always dense row-major; contiguous source runs become one memcpy.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "nnhal/ops/kernel.hpp"
+
+namespace nnhal::ops::kernels {
+
+/// Highest rank the strided helpers accept (REVERSE allows 8; the HAL ops here allow <= 8).
+inline constexpr std::size_t max_copy_rank = 8;
+
+/// A strided walk over source bytes: `extent[d]` steps of `stride[d]` bytes (may be
+/// negative) in dimension d, visited in row-major order. The caller guarantees that every
+/// visited element lies inside the source buffer.
+struct strided_source {
+  const std::byte* base = nullptr;
+  std::size_t rank = 0;
+  std::array<std::size_t, max_copy_rank> extent{};
+  std::array<std::ptrdiff_t, max_copy_rank> stride{};
+};
+
+/// Dense row-major byte strides of `dims` for elements of `es` bytes.
+inline std::array<std::ptrdiff_t, max_copy_rank> dense_strides(std::span<const std::uint32_t> dims,
+                                                               std::size_t es) noexcept {
+  std::array<std::ptrdiff_t, max_copy_rank> s{};
+  std::ptrdiff_t step = static_cast<std::ptrdiff_t>(es);
+  for (std::size_t k = dims.size(); k-- > 0;) {
+    s[k] = step;
+    step *= static_cast<std::ptrdiff_t>(dims[k]);
+  }
+  return s;
+}
+
+inline std::size_t product(std::span<const std::uint32_t> dims, std::size_t from = 0,
+                           std::size_t to = static_cast<std::size_t>(-1)) noexcept {
+  std::size_t n = 1;
+  for (std::size_t k = from; k < dims.size() && k < to; ++k) n *= dims[k];
+  return n;
+}
+
+namespace detail {
+
+// n elements of ES bytes, source stepping `step` bytes, destination dense. A fixed-size
+// memcpy compiles to one load and one store.
+template <std::size_t ES>
+inline void copy_elements(std::byte* dst, const std::byte* src, std::size_t n, std::ptrdiff_t step) noexcept {
+  for (std::size_t i = 0; i < n; ++i, src += step, dst += ES) std::memcpy(dst, src, ES);
+}
+
+inline void copy_elements(std::byte* dst, const std::byte* src, std::size_t n, std::ptrdiff_t step,
+                          std::size_t es) noexcept {
+  switch (es) {
+    case 1: return copy_elements<1>(dst, src, n, step);
+    case 2: return copy_elements<2>(dst, src, n, step);
+    case 4: return copy_elements<4>(dst, src, n, step);
+    case 8: return copy_elements<8>(dst, src, n, step);
+    default:
+      for (std::size_t i = 0; i < n; ++i, src += step, dst += es) std::memcpy(dst, src, es);
+  }
+}
+
+/// Drops unit extents and merges neighbours whose strides chain (stride[d] ==
+/// stride[d+1] * extent[d+1]), so a dense source collapses to one dimension.
+inline strided_source simplify(const strided_source& in) noexcept {
+  strided_source out;
+  out.base = in.base;
+  for (std::size_t d = 0; d < in.rank; ++d) {
+    if (in.extent[d] == 1) continue;
+    out.extent[out.rank] = in.extent[d];
+    out.stride[out.rank] = in.stride[d];
+    ++out.rank;
+  }
+  std::size_t r = 0;
+  for (std::size_t d = 0; d < out.rank; ++d) {
+    if (r > 0 && out.stride[r - 1] == out.stride[d] * static_cast<std::ptrdiff_t>(out.extent[d])) {
+      out.extent[r - 1] *= out.extent[d];
+      out.stride[r - 1] = out.stride[d];
+      continue;
+    }
+    out.extent[r] = out.extent[d];
+    out.stride[r] = out.stride[d];
+    ++r;
+  }
+  out.rank = r;
+  return out;
+}
+
+}  // namespace detail
+
+/// Copies the elements `src` walks, in row-major order, densely into `dst`. Returns the
+/// number of bytes written. Never touches memory outside the walk and the dense output.
+inline std::size_t copy_strided(std::byte* dst, const strided_source& src, std::size_t es) noexcept {
+  for (std::size_t d = 0; d < src.rank; ++d)
+    if (src.extent[d] == 0) return 0;
+  const strided_source s = detail::simplify(src);
+  if (s.rank == 0) {
+    std::memcpy(dst, s.base, es);
+    return es;
+  }
+  const std::size_t last = s.rank - 1;
+  const std::size_t inner = s.extent[last];
+  const bool contiguous = s.stride[last] == static_cast<std::ptrdiff_t>(es);
+  const std::size_t run_bytes = inner * es;
+  std::size_t outer = 1;
+  for (std::size_t d = 0; d < last; ++d) outer *= s.extent[d];
+  std::array<std::size_t, max_copy_rank> idx{};
+  const std::byte* p = s.base;
+  std::byte* q = dst;
+  for (std::size_t o = 0; o < outer; ++o) {
+    if (contiguous) std::memcpy(q, p, run_bytes);
+    else detail::copy_elements(q, p, inner, s.stride[last], es);
+    q += run_bytes;
+    if (o + 1 == outer) break;  // do not step the source pointer past its last run
+    // Odometer over the outer dimensions.
+    for (std::size_t d = last; d-- > 0;) {
+      p += s.stride[d];
+      if (++idx[d] < s.extent[d]) break;
+      idx[d] = 0;
+      p -= s.stride[d] * static_cast<std::ptrdiff_t>(s.extent[d]);
+    }
+  }
+  return outer * run_bytes;
+}
+
+namespace detail {
+
+// One batch of a dense 2-D transpose: dst[c][r] = src[r][c], in square tiles so both sides
+// stay within a few cache lines; elements of ES bytes.
+template <std::size_t ES>
+inline void transpose_tiles(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols) noexcept {
+  constexpr std::size_t tile = ES >= 4 ? 16 : 32;
+  for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
+    const std::size_t r1 = std::min(rows, r0 + tile);
+    for (std::size_t c0 = 0; c0 < cols; c0 += tile) {
+      const std::size_t c1 = std::min(cols, c0 + tile);
+      for (std::size_t c = c0; c < c1; ++c) {
+        std::byte* out = dst + (c * rows + r0) * ES;
+        const std::byte* in = src + (r0 * cols + c) * ES;
+        for (std::size_t r = r0; r < r1; ++r, out += ES, in += cols * ES) std::memcpy(out, in, ES);
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+/// `batches` dense matrices [rows, cols] in `src` become [cols, rows] in `dst` (the
+/// NHWC <-> NCHW layouts are this with rows/cols = H*W and C).
+inline void transpose_2d(std::byte* dst, const std::byte* src, std::size_t batches, std::size_t rows, std::size_t cols,
+                         std::size_t es) noexcept {
+  const std::size_t plane = rows * cols * es;
+  for (std::size_t b = 0; b < batches; ++b, src += plane, dst += plane) {
+    switch (es) {
+      case 1: detail::transpose_tiles<1>(dst, src, rows, cols); break;
+      case 2: detail::transpose_tiles<2>(dst, src, rows, cols); break;
+      case 4: detail::transpose_tiles<4>(dst, src, rows, cols); break;
+      case 8: detail::transpose_tiles<8>(dst, src, rows, cols); break;
+      default: {
+        strided_source s;
+        s.base = src;
+        s.rank = 2;
+        s.extent = {cols, rows};
+        s.stride = {static_cast<std::ptrdiff_t>(es), static_cast<std::ptrdiff_t>(cols * es)};
+        copy_strided(dst, s, es);
+      }
+    }
+  }
+}
+
+/// Writes `count` copies of the `bytes`-long block at `dst` right after it (the block
+/// is replicated in doubling memcpys).
+inline void replicate_block(std::byte* dst, std::size_t bytes, std::size_t count) noexcept {
+  if (bytes == 0 || count == 0) return;
+  std::size_t done = bytes;  // bytes already valid at dst
+  const std::size_t total = bytes * (count + 1);
+  while (done < total) {
+    const std::size_t n = std::min(done, total - done);
+    std::memcpy(dst + done, dst, n);
+    done += n;
+  }
+}
+
+/// Fills `count` elements of `es` bytes at dst with the element at `value`.
+inline void fill_bytes(std::byte* dst, const std::byte* value, std::size_t count, std::size_t es) noexcept {
+  if (count == 0) return;
+  std::memcpy(dst, value, es);
+  replicate_block(dst, es, count - 1);
+}
+
+/// Binds `make(tag)` for the element types the data-movement operations share (f32, f16,
+/// i32, qu8, qs8), chosen by operand type `t`; unsupported(c) for any other.
+template <class MakeKernel>
+types::result<kernel> bind_by_element(const bind_context& c, types::OperandType t, MakeKernel make) {
+  switch (t) {
+    case types::OperandType::TENSOR_FLOAT32: return make(types::f32{});
+    case types::OperandType::TENSOR_FLOAT16: return make(types::f16{});
+    case types::OperandType::TENSOR_INT32: return make(types::i32{});
+    case types::OperandType::TENSOR_QUANT8_ASYMM: return make(types::qu8{});
+    case types::OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return make(types::qs8{});
+    default: return unsupported(c);
+  }
+}
+
+/// Size in bytes of one element of tag E.
+template <types::element E>
+inline constexpr std::size_t element_bytes = sizeof(typename E::storage);
+
+}  // namespace nnhal::ops::kernels
