@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/equal.hpp"
 
 namespace nnhal::types::sig {
 
@@ -15,6 +16,8 @@ struct div {
       // TENSOR_INT32 is floor division; activation must be NONE for it.
       {.since = V::V1_3, .inputs = ins(T::TENSOR_INT32, T::TENSOR_INT32, T::INT32), .outputs = outs(T::TENSOR_INT32)},
   });
+  /// Output = broadcast of the inputs' shapes; rank <= 4; TENSOR_INT32 needs activation NONE.
+  static result<shapes> infer(const infer_context& c) { return detail::infer_broadcast_activation(c); }
 };
 
 }  // namespace nnhal::types::sig

@@ -1,6 +1,7 @@
 // LOGICAL_NOT contract (HAL 1.3 types.hal, LOGICAL_NOT; AIDL keeps it unchanged).
 #pragma once
 
+#include "nnhal/types/shape.hpp"
 #include "nnhal/types/signature.hpp"
 
 namespace nnhal::types::sig {
@@ -12,6 +13,10 @@ struct logical_not {
   static constexpr auto rows = std::to_array<row>({
       {.since = V::V1_2, .inputs = ins(T::TENSOR_BOOL8), .outputs = outs(T::TENSOR_BOOL8)},
   });
+  /// Output shape = input shape.
+  static result<shapes> infer(const infer_context& c) {
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

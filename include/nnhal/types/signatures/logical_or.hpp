@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/equal.hpp"
 
 namespace nnhal::types::sig {
 
@@ -12,6 +13,8 @@ struct logical_or {
   static constexpr auto rows = std::to_array<row>({
       {.since = V::V1_2, .inputs = ins(T::TENSOR_BOOL8, T::TENSOR_BOOL8), .outputs = outs(T::TENSOR_BOOL8)},
   });
+  /// Output = broadcast of the inputs' shapes (rank <= 8, the kernels' limit).
+  static result<shapes> infer(const infer_context& c) { return detail::infer_broadcast_pair(c, "input0", "input1"); }
 };
 
 }  // namespace nnhal::types::sig

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/equal.hpp"
 
 namespace nnhal::types::sig {
 
@@ -17,6 +18,8 @@ struct minimum {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_QUANT8_ASYMM), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT8_ASYMM_SIGNED), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  /// Output = broadcast of the inputs' shapes (rank <= 8, the kernels' limit).
+  static result<shapes> infer(const infer_context& c) { return detail::infer_broadcast_pair(c, "input0", "input1"); }
 };
 
 }  // namespace nnhal::types::sig

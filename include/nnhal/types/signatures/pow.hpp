@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/equal.hpp"
 
 namespace nnhal::types::sig {
 
@@ -13,6 +14,8 @@ struct pow {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_FLOAT16), .outputs = outs(T::TENSOR_FLOAT16)},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::TENSOR_FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
   });
+  /// Output = broadcast of the inputs' shapes (rank <= 8, the kernels' limit).
+  static result<shapes> infer(const infer_context& c) { return detail::infer_broadcast_pair(c, "base", "exponent"); }
 };
 
 }  // namespace nnhal::types::sig

@@ -1,0 +1,191 @@
+// Shared pieces of the element-wise binary family: AOSP's double precision requantization
+// (MAXIMUM, MINIMUM, SELECT) as 256-entry tables built at prepare, the float32 SIMD loop
+// over broadcast runs (xsimd, compile-time default arch; SUB, DIV, MAXIMUM, MINIMUM), and
+// the MAXIMUM/MINIMUM kernel both operations bind.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <xsimd/xsimd.hpp>
+
+#include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/binary.hpp"
+#include "nnhal/ops/kernels/compare.hpp"
+
+namespace nnhal::ops::kernels {
+
+/// AOSP's requantize() for TENSOR_QUANT8_ASYMM: the real value (q - zp_in) * s_in is
+/// formed in float, divided by s_out in double, shifted by zp_out, clamped to [0, 255]
+/// and rounded half away from zero. Bit-exact with the AOSP CPU path.
+inline std::int32_t requantize_u8(std::int32_t q, std::int32_t zp_in, float s_in, std::int32_t zp_out,
+                                  float s_out) noexcept {
+  const double real = static_cast<float>(q - zp_in) * s_in;
+  const double r = real / static_cast<double>(s_out) + static_cast<double>(zp_out);
+  if (r < 0.0) return 0;
+  if (r > 255.0) return 255;
+  return static_cast<std::int32_t>(std::round(r));
+}
+
+/// The requantized output value of each of the 256 stored values of one input.
+template <class S>
+using requant_table = std::array<S, 256>;
+
+/// Built in the unsigned domain for either storage: a TENSOR_QUANT8_ASYMM_SIGNED table is
+/// its unsigned twin's (values and zero points + 128) minus 128, so the signed result is
+/// exactly the unsigned one minus 128 (the HAL's parity rule). For the signed type this
+/// equals AOSP's int8 requantize() except where a double addition would round an exact
+/// .5 tie differently, which the float-formed real values never produce in practice.
+template <class S>
+requant_table<S> make_requant_table(const operand_desc& in, const operand_desc& out) noexcept {
+  constexpr std::int32_t lo = std::numeric_limits<S>::min();
+  requant_table<S> t{};
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t[i] = static_cast<S>(
+        requantize_u8(static_cast<std::int32_t>(i), in.zero_point - lo, in.scale, out.zero_point - lo, out.scale) + lo);
+  return t;
+}
+
+/// Requantization tables of two inputs into one output.
+template <class S>
+struct requant_pair {
+  requant_table<S> a{}, b{};
+};
+
+template <class S>
+std::shared_ptr<const requant_pair<S>> make_requant_pair(const operand_desc& a, const operand_desc& b,
+                                                         const operand_desc& out) {
+  return std::make_shared<const requant_pair<S>>(requant_pair<S>{make_requant_table<S>(a, out), make_requant_table<S>(b, out)});
+}
+
+// --- float32 SIMD over broadcast runs ------------------------------------------------
+
+namespace vbinary {
+
+/// The SIMD target: chosen at compile time (the build's -m flags); without any SIMD
+/// instruction set the vectorized paths are not bound.
+using simd_arch = xsimd::default_arch;
+inline constexpr bool has_simd = !std::is_same_v<simd_arch, xsimd::unavailable>;
+
+/// out = clamp(lane(a, b), r) for float32 inputs 0 and 1 with broadcasting. Runs where
+/// both inputs advance, or one is held (broadcast), go through whole batches; the rest
+/// and every tail through the lane's scalar overload. The lane's two overloads must
+/// compute the same IEEE operation, so the result equals the scalar loop bit for bit
+/// (the clamp is max-then-min in both, NaN passing through). Reads and writes only
+/// inside the views.
+template <class Arch, class Lane>
+void f32_simd(const kernel_io& io, float_range r, const Lane& lane) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr std::size_t width = batch::size;
+  const auto a = io.input<types::f32>(0);
+  const auto b = io.input<types::f32>(1);
+  auto o = io.output<types::f32>(0);
+  for_each_broadcast_run(o.dims, a.dims, b.dims,
+                         [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
+                           const float* pa = a.data + ao;
+                           const float* pb = b.data + bo;
+                           float* po = o.data + oo;
+                           const batch lo(r.lo), hi(r.hi);
+                           auto clamp = [&](batch v) {
+                             v = xsimd::select(v < lo, lo, v);
+                             return xsimd::select(v > hi, hi, v);
+                           };
+                           std::size_t i = 0;
+                           if (as == 1 && bs == 1) {
+                             for (; i + width <= n; i += width)
+                               clamp(lane(batch::load_unaligned(pa + i), batch::load_unaligned(pb + i))).store_unaligned(po + i);
+                           } else if (as == 1) {
+                             const batch vb(*pb);
+                             for (; i + width <= n; i += width) clamp(lane(batch::load_unaligned(pa + i), vb)).store_unaligned(po + i);
+                           } else if (bs == 1) {
+                             const batch va(*pa);
+                             for (; i + width <= n; i += width) clamp(lane(va, batch::load_unaligned(pb + i))).store_unaligned(po + i);
+                           }
+                           for (; i < n; ++i) po[i] = clamp_activation(lane(pa[i * as], pb[i * bs]), r);
+                         });
+}
+
+/// No activation: the clamp to [-inf, inf] changes no value (NaN and -0 included).
+inline constexpr float_range no_clamp = activation_range_float(0);
+
+}  // namespace vbinary
+
+/// Lanes of MAXIMUM / MINIMUM as std::max / std::min evaluate them: input 0 unless input 1
+/// is strictly larger / smaller (a NaN in input 0 is returned, one in input 1 is not).
+template <bool IsMin>
+struct minmax_lane {
+  float operator()(float x, float y) const noexcept {
+    if constexpr (IsMin) return y < x ? y : x;
+    else return x < y ? y : x;
+  }
+  template <class Arch>
+  xsimd::batch<float, Arch> operator()(const xsimd::batch<float, Arch>& x, const xsimd::batch<float, Arch>& y) const noexcept {
+    if constexpr (IsMin) return xsimd::select(y < x, y, x);
+    else return xsimd::select(x < y, y, x);
+  }
+};
+
+/// MAXIMUM (IsMin false) or MINIMUM (IsMin true) of inputs 0 and 1 with broadcasting.
+/// Floats follow std::max / std::min (a NaN in input 0 is returned, one in input 1 is
+/// not) and copy the chosen input's bits; quant8 inputs are first requantized to the
+/// output (AOSP), then compared.
+template <bool IsMin, types::element E>
+void minmax_reference(const kernel_io& io, const requant_pair<typename E::storage>* t) {
+  using S = typename E::storage;
+  if constexpr (types::float_element<E>) {
+    binary_map<E, E>(io, [](S x, S y) {
+      const float fx = load_float(x), fy = load_float(y);
+      if constexpr (IsMin) return fy < fx ? y : x;
+      else return fx < fy ? y : x;
+    });
+  } else if constexpr (types::quantized_element<E>) {
+    const auto& ta = t->a;
+    const auto& tb = t->b;
+    binary_map<E, E>(io, [&](S x, S y) {
+      const S rx = ta[byte_index(x)], ry = tb[byte_index(y)];
+      if constexpr (IsMin) return ry < rx ? ry : rx;
+      else return rx < ry ? ry : rx;
+    });
+  } else {
+    binary_map<E, E>(io, [](S x, S y) {
+      if constexpr (IsMin) return y < x ? y : x;
+      else return x < y ? y : x;
+    });
+  }
+}
+
+/// float32 through xsimd batches: equal to minmax_reference bit for bit.
+template <bool IsMin, class Arch>
+void minmax_vectorized(const kernel_io& io) {
+  vbinary::f32_simd<Arch>(io, vbinary::no_clamp, minmax_lane<IsMin>{});
+}
+
+template <bool IsMin>
+types::result<kernel> bind_minmax(const bind_context& c) {
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32:
+      if constexpr (vbinary::has_simd)
+        return kernel{[](const kernel_io& io) { minmax_vectorized<IsMin, vbinary::simd_arch>(io); }};
+      else
+        return kernel{[](const kernel_io& io) { minmax_reference<IsMin, types::f32>(io, nullptr); }};
+    case OperandType::TENSOR_FLOAT16:
+      return kernel{[](const kernel_io& io) { minmax_reference<IsMin, types::f16>(io, nullptr); }};
+    case OperandType::TENSOR_INT32:
+      return kernel{[](const kernel_io& io) { minmax_reference<IsMin, types::i32>(io, nullptr); }};
+    case OperandType::TENSOR_QUANT8_ASYMM: {
+      auto t = make_requant_pair<std::uint8_t>(c.in[0], c.in[1], c.out[0]);
+      return kernel{[t](const kernel_io& io) { minmax_reference<IsMin, types::qu8>(io, t.get()); }};
+    }
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
+      auto t = make_requant_pair<std::int8_t>(c.in[0], c.in[1], c.out[0]);
+      return kernel{[t](const kernel_io& io) { minmax_reference<IsMin, types::qs8>(io, t.get()); }};
+    }
+    default: return unsupported(c);
+  }
+}
+
+}  // namespace nnhal::ops::kernels

@@ -1,0 +1,25 @@
+// MAXIMUM kernels; contract in types/signatures/maximum.hpp. Quant8 inputs are
+// requantized to the output (AOSP's double-precision requantize, bit-exact) and the
+// larger is kept; float32 also has an xsimd path. The loops are shared with
+// MINIMUM (kernels/elementwise_binary.hpp).
+#pragma once
+
+#include "nnhal/ops/kernels/elementwise_binary.hpp"
+
+namespace nnhal::ops::maximum {
+
+/// `t`: the inputs' requantization tables (quant8 only, else nullptr).
+template <types::element E>
+void reference(const kernel_io& io, const kernels::requant_pair<typename E::storage>* t) {
+  kernels::minmax_reference<false, E>(io, t);
+}
+
+/// float32 through xsimd batches; equal to reference<f32> bit for bit.
+template <class Arch>
+void vectorized(const kernel_io& io) {
+  kernels::minmax_vectorized<false, Arch>(io);
+}
+
+inline types::result<kernel> bind(const bind_context& c) { return kernels::bind_minmax<false>(c); }
+
+}  // namespace nnhal::ops::maximum

@@ -1,0 +1,1498 @@
+// SUB, DIV, MAXIMUM, MINIMUM, POW, PRELU, EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS,
+// LESS_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT:
+//  - oracle tests: random shapes/values, expected results from the real-number definition
+//    in double, compared within the CTS tolerances (comparisons and logic: exactly);
+//  - bit-exactness of the quant8 paths against an independent transcription of the AOSP
+//    formulas (gemmlowp fixed point, double requantize);
+//  - qu8/qs8 parity: the same data shifted by -128 gives results shifted by -128;
+//  - golden cases end to end through exec::prepare/execute, shape inference, bad input,
+//    zero-sized tensors, guard bytes around every output.
+// Random cases draw a per-case seed from a fixed seed and print it on failure.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iomanip>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nnhal/exec/driver.hpp"
+#include "nnhal/ops/registry.hpp"
+#include "nnhal/types/signatures/div.hpp"
+#include "nnhal/types/signatures/equal.hpp"
+#include "nnhal/types/signatures/greater.hpp"
+#include "nnhal/types/signatures/logical_not.hpp"
+#include "nnhal/types/signatures/maximum.hpp"
+#include "nnhal/types/signatures/pow.hpp"
+#include "nnhal/types/signatures/prelu.hpp"
+#include "nnhal/types/signatures/select.hpp"
+#include "nnhal/types/signatures/sub.hpp"
+
+namespace {
+
+namespace ty = nnhal::types;
+namespace sig = nnhal::types::sig;
+using ty::dims_t;
+using OT = ty::OperandType;
+using OpT = ty::OperationType;
+using sig::operand_desc;
+
+// CTS comparison tolerances (/work/shared/cts/README.md).
+constexpr double f32_atol = 9.999999747378752e-06;
+constexpr double f32_rtol = 5.9604644775390625e-07;
+constexpr double f16_tol = 0.0048828125;
+constexpr std::int64_t quant_tol = 1;
+
+std::size_t count_of(const dims_t& d) {
+  std::size_t n = 1;
+  for (auto e : d) n *= e;
+  return n;
+}
+std::string str(const dims_t& d) { return ty::format_dims(d); }
+std::string str(OT t) { return std::string(to_string(t)); }
+std::string str(OpT t) { return std::string(to_string(t)); }
+
+bool is_quant8(OT t) { return t == OT::TENSOR_QUANT8_ASYMM || t == OT::TENSOR_QUANT8_ASYMM_SIGNED; }
+std::int64_t qmin(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 0 : -128; }
+std::int64_t qmax(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 255 : 127; }
+
+// ---------------------------------------------------------------------------------
+// Tensors with their bytes
+// ---------------------------------------------------------------------------------
+
+struct tensor {
+  OT type = OT::TENSOR_FLOAT32;
+  dims_t dims;
+  float scale = 0.0f;
+  std::int32_t zp = 0;
+  std::vector<std::byte> bytes;
+  bool has_value = true;  // false: an operand without a known value (validation time)
+
+  std::size_t count() const { return count_of(dims); }
+  template <class S>
+  S get(std::size_t i) const {
+    S s;
+    std::memcpy(&s, bytes.data() + i * sizeof(S), sizeof(S));
+    return s;
+  }
+  template <class S>
+  void set(std::size_t i, S v) {
+    std::memcpy(bytes.data() + i * sizeof(S), &v, sizeof(S));
+  }
+  /// Stored integer value (quant8, int32, bool8).
+  std::int64_t raw(std::size_t i) const {
+    switch (type) {
+      case OT::TENSOR_QUANT8_ASYMM:
+      case OT::TENSOR_BOOL8: return get<std::uint8_t>(i);
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED: return get<std::int8_t>(i);
+      case OT::INT32:
+      case OT::TENSOR_INT32: return get<std::int32_t>(i);
+      default: return 0;
+    }
+  }
+  /// The real number element i stands for (bool8: 0 or 1).
+  double real(std::size_t i) const {
+    switch (type) {
+      case OT::TENSOR_FLOAT32: return get<float>(i);
+      case OT::TENSOR_FLOAT16: return static_cast<double>(ty::to_float(get<ty::float16>(i)));
+      case OT::TENSOR_QUANT8_ASYMM:
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED:
+        return (static_cast<double>(raw(i)) - zp) * static_cast<double>(scale);
+      case OT::TENSOR_BOOL8: return raw(i) != 0 ? 1.0 : 0.0;
+      default: return static_cast<double>(raw(i));
+    }
+  }
+};
+
+tensor make_tensor(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
+  tensor x;
+  x.type = t;
+  x.dims = std::move(d);
+  x.scale = scale;
+  x.zp = zp;
+  x.bytes.resize(x.count() * ty::type_info(t).element_size);
+  return x;
+}
+/// An operand known only by type, shape and quantization (no value).
+tensor decl(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
+  tensor x;
+  x.type = t;
+  x.dims = std::move(d);
+  x.scale = scale;
+  x.zp = zp;
+  x.has_value = false;
+  return x;
+}
+tensor scalar_i32(std::int32_t v) {
+  tensor x = make_tensor(OT::INT32, {});
+  x.set(0, v);
+  return x;
+}
+tensor f32(dims_t d, const std::vector<float>& v) {
+  tensor x = make_tensor(OT::TENSOR_FLOAT32, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
+  return x;
+}
+tensor f16(dims_t d, const std::vector<float>& v) {
+  tensor x = make_tensor(OT::TENSOR_FLOAT16, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, ty::to_float16(v[i]));
+  return x;
+}
+tensor i32(dims_t d, const std::vector<std::int32_t>& v) {
+  tensor x = make_tensor(OT::TENSOR_INT32, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
+  return x;
+}
+tensor b8(dims_t d, const std::vector<int>& v) {
+  tensor x = make_tensor(OT::TENSOR_BOOL8, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, static_cast<std::uint8_t>(v[i]));
+  return x;
+}
+tensor q8(OT t, dims_t d, float scale, std::int32_t zp, const std::vector<int>& v) {
+  tensor x = make_tensor(t, std::move(d), scale, zp);
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    REQUIRE(v[i] >= qmin(t));
+    REQUIRE(v[i] <= qmax(t));
+    if (t == OT::TENSOR_QUANT8_ASYMM) x.set(i, static_cast<std::uint8_t>(v[i]));
+    else x.set(i, static_cast<std::int8_t>(v[i]));
+  }
+  return x;
+}
+tensor qu8(dims_t d, float scale, std::int32_t zp, const std::vector<int>& v) {
+  return q8(OT::TENSOR_QUANT8_ASYMM, std::move(d), scale, zp, v);
+}
+tensor qs8(dims_t d, float scale, std::int32_t zp, const std::vector<int>& v) {
+  return q8(OT::TENSOR_QUANT8_ASYMM_SIGNED, std::move(d), scale, zp, v);
+}
+/// The TENSOR_QUANT8_ASYMM_SIGNED twin of a TENSOR_QUANT8_ASYMM tensor: data and zero point - 128.
+tensor to_signed(const tensor& u) {
+  if (u.type != OT::TENSOR_QUANT8_ASYMM) return u;
+  tensor s = u;
+  s.type = OT::TENSOR_QUANT8_ASYMM_SIGNED;
+  s.zp = u.zp - 128;
+  if (u.has_value)
+    for (std::size_t i = 0; i < u.count(); ++i)
+      s.set(i, static_cast<std::int8_t>(static_cast<int>(u.get<std::uint8_t>(i)) - 128));
+  return s;
+}
+
+std::vector<double> reals(const tensor& t) {
+  std::vector<double> v(t.count());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.real(i);
+  return v;
+}
+std::vector<std::int64_t> raws(const tensor& t) {
+  std::vector<std::int64_t> v(t.count());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.raw(i);
+  return v;
+}
+
+const std::byte* nonnull_empty() {
+  static const std::byte b[16]{};
+  return b;
+}
+operand_desc desc_of(const tensor& t) {
+  operand_desc d;
+  d.type = t.type;
+  d.dims = t.dims;
+  d.scale = t.scale;
+  d.zero_point = t.zp;
+  if (t.has_value) {
+    d.value = t.bytes.empty() ? nonnull_empty() : t.bytes.data();
+    d.value_size = t.bytes.size();
+  }
+  return d;
+}
+std::vector<operand_desc> descs_of(const std::vector<tensor>& ts) {
+  std::vector<operand_desc> d;
+  for (const auto& t : ts) d.push_back(desc_of(t));
+  return d;
+}
+
+// ---------------------------------------------------------------------------------
+// Calling a kernel directly: infer (executing) + ops::bind + run, output between guards
+// ---------------------------------------------------------------------------------
+
+struct kernel_result {
+  bool ok = false;
+  std::string error;
+  tensor out;
+  bool guards_intact = true;
+};
+
+constexpr std::byte guard_byte{0xA5};
+
+kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
+  kernel_result r;
+  const std::vector<operand_desc> in = descs_of(ins);
+  operand_desc od = desc_of(out_decl);
+  od.value = nullptr;
+  od.value_size = 0;
+  std::vector<operand_desc> outs{od};
+  const ty::op_entry* e = ty::find_operation(op);
+  REQUIRE(e != nullptr);
+  REQUIRE((e->infer != nullptr));
+  auto shapes = e->infer(sig::infer_context{op, in, outs, true, nullptr});
+  if (!shapes) {
+    r.error = "infer: " + shapes.err().message;
+    return r;
+  }
+  REQUIRE(shapes->size() == 1);
+  r.out = make_tensor(out_decl.type, (*shapes)[0], out_decl.scale, out_decl.zp);
+  outs[0].dims = r.out.dims;
+
+  ty::Operation operation;
+  operation.type = op;
+  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
+  operation.outputs.push_back(static_cast<std::uint32_t>(ins.size()));
+  auto k = nnhal::ops::bind(nnhal::ops::bind_context{operation, in, outs, false});
+  if (!k) {
+    r.error = "bind: " + k.err().message;
+    return r;
+  }
+  constexpr std::size_t guard = 64;
+  std::vector<std::byte> buf(guard + r.out.bytes.size() + guard, guard_byte);
+  const std::array<std::byte*, 1> out_data{buf.data() + guard};
+  nnhal::exec::serial_context serial;
+  (*k)(nnhal::ops::kernel_io{in, outs, out_data, &serial});
+  for (std::size_t i = 0; i < guard; ++i)
+    if (buf[i] != guard_byte || buf[buf.size() - 1 - i] != guard_byte) r.guards_intact = false;
+  if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_data[0], r.out.bytes.size());
+  r.ok = true;
+  return r;
+}
+
+kernel_result run_ok(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
+  kernel_result r = run_kernel(op, ins, out_decl);
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(r.guards_intact, "the kernel wrote outside its output");
+  return r;
+}
+
+// ---------------------------------------------------------------------------------
+// One-operation models through exec::prepare / exec::execute
+// ---------------------------------------------------------------------------------
+
+struct one_op_model {
+  ty::Model model;
+  std::vector<tensor> inputs;
+  std::vector<tensor> outputs;
+
+  std::uint32_t operand(const tensor& t, ty::OperandLifeTime lt) {
+    ty::Operand o;
+    o.type = t.type;
+    o.dimensions = t.dims;
+    o.scale = t.scale;
+    o.zeroPoint = t.zp;
+    o.lifetime = lt;
+    model.main.operands.push_back(o);
+    return static_cast<std::uint32_t>(model.main.operands.size() - 1);
+  }
+  std::uint32_t input(const tensor& t) {
+    const auto i = operand(t, ty::OperandLifeTime::SUBGRAPH_INPUT);
+    model.main.inputIndexes.push_back(i);
+    inputs.push_back(t);
+    return i;
+  }
+  std::uint32_t constant(const tensor& t) {
+    auto& v = model.operandValues;
+    while (v.size() % 8) v.push_back(0);
+    const auto i = operand(t, ty::OperandLifeTime::CONSTANT_COPY);
+    model.main.operands[i].location = {0, static_cast<std::uint32_t>(v.size()),
+                                       static_cast<std::uint32_t>(t.bytes.size())};
+    for (auto b : t.bytes) v.push_back(static_cast<std::uint8_t>(b));
+    return i;
+  }
+  std::uint32_t output(const tensor& d) {
+    const auto i = operand(d, ty::OperandLifeTime::SUBGRAPH_OUTPUT);
+    model.main.outputIndexes.push_back(i);
+    outputs.push_back(d);
+    return i;
+  }
+  void operation(OpT type, std::vector<std::uint32_t> ins, std::uint32_t out) {
+    for (auto i : ins) ++model.main.operands[i].numberOfConsumers;
+    model.main.operations.push_back(ty::Operation{type, std::move(ins), {out}});
+  }
+};
+
+struct model_result {
+  ty::ErrorStatus status = ty::ErrorStatus::NONE;
+  std::string message;
+  tensor out;
+};
+
+/// Validates and prepares; the error of whichever fails first, else NONE.
+model_result prepare_only(const one_op_model& m) {
+  model_result r;
+  auto pm = nnhal::exec::prepare(m.model);
+  if (!pm) {
+    r.status = pm.status();
+    r.message = pm.err().message;
+  }
+  return r;
+}
+
+/// Prepares and executes; inputs share pool 0, each `in_misalign` bytes past an 8-byte
+/// boundary; the output is `out_misalign` bytes into pool 1.
+model_result run_model(const one_op_model& m, std::uint32_t in_misalign = 0, std::uint32_t out_misalign = 0) {
+  auto pm = nnhal::exec::prepare(m.model);
+  REQUIRE_MESSAGE(pm.ok(), (pm.ok() ? std::string() : pm.err().message));
+  std::vector<std::uint32_t> offsets;
+  std::size_t total = 0;
+  for (const auto& t : m.inputs) {
+    total = (total + 7) / 8 * 8 + in_misalign;
+    offsets.push_back(static_cast<std::uint32_t>(total));
+    total += t.bytes.size();
+  }
+  ty::Memory in_pool = ty::Memory::allocate(total + 8);
+  ty::Request req;
+  for (std::size_t k = 0; k < m.inputs.size(); ++k) {
+    const auto& t = m.inputs[k];
+    if (!t.bytes.empty()) std::memcpy(in_pool.data + offsets[k], t.bytes.data(), t.bytes.size());
+    ty::RequestArgument a;
+    a.location = {0, offsets[k], static_cast<std::uint32_t>(t.bytes.size())};
+    req.inputs.push_back(a);
+  }
+  constexpr std::uint32_t capacity = 1u << 16;
+  ty::Memory out_pool = ty::Memory::allocate(out_misalign + capacity);
+  ty::RequestArgument o;
+  o.location = {1, out_misalign, capacity};
+  req.outputs.push_back(o);
+  req.pools = {in_pool, out_pool};
+  const auto outcome = nnhal::exec::execute(**pm, req);
+  model_result r;
+  r.status = outcome.status;
+  r.message = outcome.message;
+  if (outcome.status == ty::ErrorStatus::NONE) {
+    REQUIRE(outcome.outputShapes.size() == 1);
+    const tensor& d = m.outputs[0];
+    r.out = make_tensor(d.type, outcome.outputShapes[0].dimensions, d.scale, d.zp);
+    REQUIRE(r.out.bytes.size() <= capacity);
+    if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_pool.data + out_misalign, r.out.bytes.size());
+  }
+  return r;
+}
+
+/// A model of `op` whose tensors are model inputs and whose scalars are constants.
+one_op_model single(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
+  one_op_model m;
+  std::vector<std::uint32_t> idx;
+  for (const auto& t : ins) idx.push_back(ty::is_tensor(t.type) ? m.input(t) : m.constant(t));
+  const auto out = m.output(out_decl);
+  m.operation(op, idx, out);
+  return m;
+}
+
+tensor run_golden(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, std::uint32_t misalign = 0) {
+  const auto r = run_model(single(op, ins, out_decl), misalign, misalign);
+  REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
+  return r.out;
+}
+
+// ---------------------------------------------------------------------------------
+// Oracle: the real-number definitions
+// ---------------------------------------------------------------------------------
+
+double apply_activation(double v, int act) {
+  switch (act) {
+    case 1: return std::max(v, 0.0);
+    case 2: return std::clamp(v, -1.0, 1.0);
+    case 3: return std::clamp(v, 0.0, 6.0);
+    default: return v;
+  }
+}
+
+std::int64_t quantize_unclamped(double r, float scale, std::int32_t zp) {
+  return static_cast<std::int64_t>(std::round(r / static_cast<double>(scale))) + zp;
+}
+std::int64_t quantize(double r, float scale, std::int32_t zp, OT t) {
+  return std::clamp(quantize_unclamped(r, scale, zp), qmin(t), qmax(t));
+}
+
+/// Flat index into `in` (broadcast against `out`, trailing alignment) of output element `flat`.
+std::size_t broadcast_index(const dims_t& out, const dims_t& in, std::size_t flat) {
+  std::size_t idx = 0, stride = 1, rem = flat;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::size_t d = out.size() - 1 - k;
+    const std::size_t coord = rem % out[d];
+    rem /= out[d];
+    if (k < in.size()) {
+      const std::size_t e = in[in.size() - 1 - k];
+      idx += (e == 1 ? 0 : coord) * stride;
+      stride *= e;
+    }
+  }
+  return idx;
+}
+
+dims_t naive_broadcast(const dims_t& a, const dims_t& b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  dims_t out(rank);
+  for (std::size_t k = 0; k < rank; ++k) {
+    const std::uint32_t da = k < a.size() ? a[a.size() - 1 - k] : 1;
+    const std::uint32_t db = k < b.size() ? b[b.size() - 1 - k] : 1;
+    out[rank - 1 - k] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// Compares `got` with the expected real values under the CTS tolerance of its type
+/// (TENSOR_BOOL8 and TENSOR_INT32: exactly; `exact` demands bit equality for floats and
+/// quant8 too). "" when all pass, else the first mismatch.
+std::string compare(const tensor& got, const std::vector<double>& expected, bool exact = false) {
+  if (got.count() != expected.size())
+    return "element count " + std::to_string(got.count()) + ", expected " + std::to_string(expected.size());
+  std::ostringstream os;
+  os << std::setprecision(17);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const double e = expected[i];
+    switch (got.type) {
+      case OT::TENSOR_FLOAT32:
+      case OT::TENSOR_FLOAT16: {
+        const double a = got.real(i);
+        const double tol = got.type == OT::TENSOR_FLOAT32 ? f32_atol + f32_rtol * std::abs(e) : f16_tol + f16_tol * std::abs(e);
+        const bool ok = exact ? (a == e || (std::isnan(a) && std::isnan(e))) : std::abs(a - e) <= tol;
+        if (!ok) {
+          os << "element " << i << ": expected " << e << ", got " << a;
+          return os.str();
+        }
+        break;
+      }
+      case OT::TENSOR_INT32: {
+        if (static_cast<double>(got.raw(i)) != e) {
+          os << "element " << i << ": expected " << e << ", got " << got.raw(i);
+          return os.str();
+        }
+        break;
+      }
+      case OT::TENSOR_BOOL8: {
+        // Outputs are canonical: exactly 0 or 1.
+        if (got.raw(i) != (e != 0 ? 1 : 0)) {
+          os << "element " << i << ": expected " << (e != 0) << ", got byte " << got.raw(i);
+          return os.str();
+        }
+        break;
+      }
+      default: {
+        const std::int64_t want = quantize(e, got.scale, got.zp, got.type);
+        const std::int64_t have = got.raw(i);
+        if (std::abs(have - want) > (exact ? 0 : quant_tol)) {
+          os << "element " << i << ": expected q=" << want << " (real " << e << "), got q=" << have;
+          return os.str();
+        }
+        break;
+      }
+    }
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------
+// Random cases
+// ---------------------------------------------------------------------------------
+
+int uni(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+double unif(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
+float log_uniform(std::mt19937& rng, double lo, double hi) {
+  return static_cast<float>(std::exp(unif(rng, std::log(lo), std::log(hi))));
+}
+
+/// Zero points favour the extremes and the middle of the type's range.
+std::int32_t random_zp(std::mt19937& rng, OT t) {
+  const int lo = static_cast<int>(qmin(t)), hi = static_cast<int>(qmax(t));
+  switch (uni(rng, 0, 3)) {
+    case 0: return lo;
+    case 1: return hi;
+    case 2: return (lo + hi + 1) / 2;
+    default: return uni(rng, lo, hi);
+  }
+}
+
+dims_t random_dims(std::mt19937& rng, int min_rank, int max_rank, int max_ext) {
+  dims_t d(static_cast<std::size_t>(uni(rng, min_rank, max_rank)));
+  for (auto& e : d) e = static_cast<std::uint32_t>(uni(rng, 1, max_ext));
+  return d;
+}
+
+struct broadcast_case {
+  dims_t a, b;
+};
+/// Two shapes that broadcast: some extents of either set to 1, maybe leading dims dropped.
+broadcast_case random_broadcast(std::mt19937& rng, int max_rank, int max_ext) {
+  const dims_t full = random_dims(rng, 1, max_rank, max_ext);
+  dims_t a = full, b = full;
+  for (std::size_t d = 0; d < full.size(); ++d) {
+    const int r = uni(rng, 0, 9);
+    if (r < 2) a[d] = 1;
+    else if (r < 4) b[d] = 1;
+  }
+  const int drop = uni(rng, 0, 5);
+  dims_t& victim = drop == 0 ? a : b;
+  if (drop <= 1 && victim.size() > 1)
+    victim.erase(victim.begin(), victim.begin() + uni(rng, 1, static_cast<int>(victim.size()) - 1));
+  return {a, b};
+}
+
+/// Uniform values in [-range, range] (int32: integers; quant8: any stored value;
+/// bool8: 0/1 and now and then a non-canonical true byte).
+void fill_random(tensor& t, std::mt19937& rng, double range) {
+  for (std::size_t i = 0; i < t.count(); ++i) {
+    switch (t.type) {
+      case OT::TENSOR_FLOAT32: t.set(i, static_cast<float>(unif(rng, -range, range))); break;
+      case OT::TENSOR_FLOAT16: t.set(i, ty::to_float16(static_cast<float>(unif(rng, -range, range)))); break;
+      case OT::TENSOR_INT32:
+        t.set(i, static_cast<std::int32_t>(uni(rng, -static_cast<int>(range), static_cast<int>(range))));
+        break;
+      case OT::TENSOR_QUANT8_ASYMM: t.set(i, static_cast<std::uint8_t>(uni(rng, 0, 255))); break;
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED: t.set(i, static_cast<std::int8_t>(uni(rng, -128, 127))); break;
+      case OT::TENSOR_BOOL8: {
+        const int r = uni(rng, 0, 9);
+        t.set(i, static_cast<std::uint8_t>(r < 5 ? 0 : (r < 9 ? 1 : uni(rng, 2, 255))));
+        break;
+      }
+      default: FAIL("fill_random: unexpected type");
+    }
+  }
+}
+
+/// Values drawn from a few points so that equal elements are common (comparisons):
+/// floats k/2 for k in [-4, 4], int32 [-4, 4], quant8 zp + [-6, 6] (clamped).
+void fill_coarse(tensor& t, std::mt19937& rng) {
+  for (std::size_t i = 0; i < t.count(); ++i) {
+    const int k = uni(rng, -4, 4);
+    switch (t.type) {
+      case OT::TENSOR_FLOAT32: t.set(i, static_cast<float>(k) * 0.5f); break;
+      case OT::TENSOR_FLOAT16: t.set(i, ty::to_float16(static_cast<float>(k) * 0.5f)); break;
+      case OT::TENSOR_INT32: t.set(i, static_cast<std::int32_t>(k)); break;
+      case OT::TENSOR_QUANT8_ASYMM:
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED: {
+        const auto v = std::clamp<std::int64_t>(t.zp + uni(rng, -6, 6), qmin(t.type), qmax(t.type));
+        if (t.type == OT::TENSOR_QUANT8_ASYMM) t.set(i, static_cast<std::uint8_t>(v));
+        else t.set(i, static_cast<std::int8_t>(v));
+        break;
+      }
+      default: fill_random(t, rng, 0); return;
+    }
+  }
+}
+
+/// One operation's inputs and output declaration.
+struct op_case {
+  OpT op = OpT::SUB;
+  std::vector<tensor> ins;
+  tensor out;  // type and quantization; dims empty (inferred)
+  std::string describe() const {
+    std::string s = str(op) + " in:";
+    for (const auto& t : ins) {
+      s += " " + str(t.type) + str(t.dims);
+      if (is_quant8(t.type)) s += "(s=" + std::to_string(t.scale) + ",zp=" + std::to_string(t.zp) + ")";
+      if (t.type == OT::INT32) s += "=" + std::to_string(t.raw(0));
+    }
+    s += " out: " + str(out.type);
+    if (is_quant8(out.type)) s += "(s=" + std::to_string(out.scale) + ",zp=" + std::to_string(out.zp) + ")";
+    return s;
+  }
+};
+
+op_case with_signed(const op_case& c) {
+  op_case s = c;
+  for (auto& t : s.ins) t = to_signed(t);
+  s.out = to_signed(c.out);
+  return s;
+}
+
+bool has_activation(OpT op) { return op == OpT::SUB || op == OpT::DIV; }
+bool is_comparison(OpT op) {
+  return op == OpT::EQUAL || op == OpT::NOT_EQUAL || op == OpT::GREATER || op == OpT::GREATER_EQUAL ||
+         op == OpT::LESS || op == OpT::LESS_EQUAL;
+}
+
+constexpr std::array<OpT, 6> comparisons{OpT::EQUAL, OpT::NOT_EQUAL, OpT::GREATER,
+                                         OpT::GREATER_EQUAL, OpT::LESS, OpT::LESS_EQUAL};
+constexpr std::array<OT, 6> comparison_types{OT::TENSOR_BOOL8, OT::TENSOR_FLOAT16, OT::TENSOR_FLOAT32,
+                                             OT::TENSOR_INT32, OT::TENSOR_QUANT8_ASYMM,
+                                             OT::TENSOR_QUANT8_ASYMM_SIGNED};
+
+/// A scale k * 2^-e (k < 64): real values (q - zp) * scale are exact in float, so the
+/// float comparison of the kernels and the double one of the oracle agree on ties.
+float dyadic_scale(std::mt19937& rng) {
+  return std::ldexp(static_cast<float>(uni(rng, 1, 63)), -uni(rng, 3, 9));
+}
+
+/// A random case of a two-input operation (plus SUB/DIV's activation) of element `type`.
+op_case gen_pair(OpT op, OT type, int act, std::mt19937& rng) {
+  const auto sh = random_broadcast(rng, 4, 7);
+  op_case c;
+  c.op = op;
+  float s0 = 0, s1 = 0, so = 0;
+  std::int32_t z0 = 0, z1 = 0, zo = 0;
+  if (is_quant8(type)) {
+    z0 = random_zp(rng, type);
+    z1 = random_zp(rng, type);
+    zo = random_zp(rng, type);
+    if (is_comparison(op)) {
+      s0 = dyadic_scale(rng);
+      s1 = uni(rng, 0, 2) == 0 ? s0 : dyadic_scale(rng);
+    } else {
+      s0 = log_uniform(rng, 0.01, 1.0);
+      s1 = log_uniform(rng, 0.01, 1.0);
+    }
+    // Output scales around the result's natural range: in-range results and
+    // saturation at either end both occur.
+    if (op == OpT::PRELU) so = s0 * log_uniform(rng, 0.3, 3.0);
+    else so = std::max(s0, s1) * log_uniform(rng, 0.3, 3.0);
+  }
+  tensor a = make_tensor(type, sh.a, s0, z0), b = make_tensor(type, sh.b, s1, z1);
+  if (is_comparison(op)) {
+    fill_coarse(a, rng);
+    fill_coarse(b, rng);
+  } else {
+    double range = std::array<double, 3>{1.0, 10.0, 100.0}[static_cast<std::size_t>(uni(rng, 0, 2))];
+    if (type == OT::TENSOR_FLOAT16) range = 8.0;
+    if (type == OT::TENSOR_INT32) range = 100000.0;
+    fill_random(a, rng, range);
+    fill_random(b, rng, range);
+  }
+  if (op == OpT::DIV) {
+    // Divisors away from zero: the quotient stays in a range the tolerances describe.
+    for (std::size_t i = 0; i < b.count(); ++i) {
+      if (type == OT::TENSOR_INT32) {
+        std::int32_t v = static_cast<std::int32_t>(uni(rng, -300, 300));
+        if (v == 0) v = 7;
+        b.set(i, v);
+      } else {
+        const float v = static_cast<float>((uni(rng, 0, 1) ? 1.0 : -1.0) * unif(rng, 0.5, 4.0));
+        if (type == OT::TENSOR_FLOAT32) b.set(i, v);
+        else b.set(i, ty::to_float16(v));
+      }
+    }
+  }
+  if (op == OpT::POW) {
+    // Positive bases, moderate exponents: finite results well inside each type's range.
+    for (std::size_t i = 0; i < a.count(); ++i) {
+      const float base = static_cast<float>(unif(rng, 0.1, 4.0));
+      if (type == OT::TENSOR_FLOAT32) a.set(i, base);
+      else a.set(i, ty::to_float16(base));
+    }
+    for (std::size_t i = 0; i < b.count(); ++i) {
+      const float e = static_cast<float>(unif(rng, -3.0, 3.0));
+      if (type == OT::TENSOR_FLOAT32) b.set(i, e);
+      else b.set(i, ty::to_float16(e));
+    }
+  }
+  if (op == OpT::PRELU && !is_quant8(type)) {
+    for (std::size_t i = 0; i < b.count(); ++i) {
+      const float alpha = static_cast<float>(unif(rng, -2.0, 2.0));
+      if (type == OT::TENSOR_FLOAT32) b.set(i, alpha);
+      else b.set(i, ty::to_float16(alpha));
+    }
+  }
+  c.ins = {a, b};
+  if (has_activation(op)) c.ins.push_back(scalar_i32(act));
+  c.out = decl(is_comparison(op) || op == OpT::LOGICAL_AND || op == OpT::LOGICAL_OR ? OT::TENSOR_BOOL8 : type, {}, so, zo);
+  return c;
+}
+
+/// The real-number result of one element.
+double expect_one(OpT op, double x, double y) {
+  switch (op) {
+    case OpT::SUB: return x - y;
+    case OpT::DIV: return x / y;
+    case OpT::MAXIMUM: return std::max(x, y);
+    case OpT::MINIMUM: return std::min(x, y);
+    case OpT::POW: return std::pow(x, y);
+    case OpT::PRELU: return x >= 0 ? x : x * y;
+    case OpT::EQUAL: return x == y;
+    case OpT::NOT_EQUAL: return x != y;
+    case OpT::GREATER: return x > y;
+    case OpT::GREATER_EQUAL: return x >= y;
+    case OpT::LESS: return x < y;
+    case OpT::LESS_EQUAL: return x <= y;
+    case OpT::LOGICAL_AND: return (x != 0) && (y != 0);
+    case OpT::LOGICAL_OR: return (x != 0) || (y != 0);
+    default: FAIL("expect_one: not a binary op"); return 0;
+  }
+}
+
+std::vector<double> expect_pair(const op_case& c, const dims_t& out) {
+  const tensor& a = c.ins[0];
+  const tensor& b = c.ins[1];
+  const int act = has_activation(c.op) ? static_cast<int>(c.ins[2].raw(0)) : 0;
+  std::vector<double> e(count_of(out));
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    const double x = a.real(broadcast_index(out, a.dims, i));
+    const double y = b.real(broadcast_index(out, b.dims, i));
+    if (c.op == OpT::DIV && a.type == OT::TENSOR_INT32) e[i] = std::floor(x / y);
+    else e[i] = apply_activation(expect_one(c.op, x, y), act);
+  }
+  return e;
+}
+
+/// The first output that differs between qu8 `u` and its qs8 twin `s` ("" if none):
+/// quant8 outputs must differ by exactly 128, TENSOR_BOOL8 outputs not at all.
+std::string parity_mismatch(const tensor& u, const tensor& s) {
+  if (u.dims != s.dims) return "dims " + str(u.dims) + " vs " + str(s.dims);
+  const std::int64_t shift = u.type == OT::TENSOR_BOOL8 ? 0 : 128;
+  for (std::size_t i = 0; i < u.count(); ++i)
+    if (s.raw(i) != u.raw(i) - shift)
+      return "element " + std::to_string(i) + ": qu8 " + std::to_string(u.raw(i)) + " -> expected qs8 " +
+             std::to_string(u.raw(i) - shift) + ", got " + std::to_string(s.raw(i));
+  return {};
+}
+
+void check_parity(const op_case& cu) {
+  const op_case cs = with_signed(cu);
+  const auto ru = run_ok(cu.op, cu.ins, cu.out);
+  const auto rs = run_ok(cs.op, cs.ins, cs.out);
+  const std::string m = parity_mismatch(ru.out, rs.out);
+  CHECK_MESSAGE(m.empty(), m);
+}
+
+constexpr std::array<OT, 5> numeric_types{OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_INT32,
+                                          OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED};
+
+/// The element types each operation accepts (its signature rows).
+std::vector<OT> types_of(OpT op) {
+  switch (op) {
+    case OpT::SUB:
+    case OpT::MAXIMUM:
+    case OpT::MINIMUM: return {numeric_types.begin(), numeric_types.end()};
+    case OpT::DIV: return {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_INT32};
+    case OpT::POW: return {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16};
+    case OpT::PRELU:
+      return {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED};
+    case OpT::LOGICAL_AND:
+    case OpT::LOGICAL_OR: return {OT::TENSOR_BOOL8};
+    default: return {comparison_types.begin(), comparison_types.end()};
+  }
+}
+
+}  // namespace
+
+// =================================================================================
+// 1. Oracle tests
+// =================================================================================
+
+TEST_CASE("oracle: broadcasting binary operations match the real-number definition") {
+  std::mt19937 seeds(0xE1B0);
+  const std::vector<OpT> ops{OpT::SUB,   OpT::DIV,       OpT::MAXIMUM,     OpT::MINIMUM,       OpT::POW,
+                             OpT::PRELU, OpT::EQUAL,     OpT::NOT_EQUAL,   OpT::GREATER,       OpT::GREATER_EQUAL,
+                             OpT::LESS,  OpT::LESS_EQUAL, OpT::LOGICAL_AND, OpT::LOGICAL_OR};
+  for (OpT op : ops) {
+    for (OT type : types_of(op)) {
+      std::size_t sat_lo = 0, sat_hi = 0, trues = 0, falses = 0;
+      for (int i = 0; i < 60; ++i) {
+        const std::uint32_t seed = seeds();
+        const int act = (type == OT::TENSOR_INT32 || !has_activation(op)) ? 0 : i % 4;
+        std::mt19937 rng(seed);
+        const op_case c = gen_pair(op, type, act, rng);
+        INFO("seed=" << seed << " case " << i << ": " << c.describe());
+        const auto r = run_ok(op, c.ins, c.out);
+        const dims_t want = naive_broadcast(c.ins[0].dims, c.ins[1].dims);
+        REQUIRE_MESSAGE(r.out.dims == want, "dims " << str(r.out.dims) << ", expected " << str(want));
+        const auto e = expect_pair(c, want);
+        const std::string m = compare(r.out, e);
+        CHECK_MESSAGE(m.empty(), m);
+        for (double v : e) {
+          if (is_quant8(c.out.type) && act == 0) {
+            const auto q = quantize_unclamped(v, c.out.scale, c.out.zp);
+            sat_lo += q < qmin(type);
+            sat_hi += q > qmax(type);
+          }
+          (v != 0 ? trues : falses) += 1;
+        }
+      }
+      INFO(str(op) << " " << str(type) << ": coverage");
+      if (is_quant8(type) && !is_comparison(op)) {
+        CHECK(sat_lo > 0);
+        CHECK(sat_hi > 0);
+      }
+      if (is_comparison(op) || op == OpT::LOGICAL_AND || op == OpT::LOGICAL_OR) {
+        CHECK(trues > 0);
+        CHECK(falses > 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("oracle: comparisons see equal real values across different quantizations") {
+  // 2 * 0.5 == 4 * 0.25 == 1: equal reals from different stored values, both types.
+  for (OT type : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    const int z = type == OT::TENSOR_QUANT8_ASYMM ? 100 : -28;
+    const tensor a = q8(type, {3}, 0.5f, z, {z + 2, z + 2, z - 2});
+    const tensor b = q8(type, {3}, 0.25f, z + 1, {z + 5, z + 6, z - 3});  // reals 1, 1.25, -1
+    const tensor o = decl(OT::TENSOR_BOOL8, {});
+    CHECK(raws(run_ok(OpT::EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{1, 0, 1});
+    CHECK(raws(run_ok(OpT::NOT_EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{0, 1, 0});
+    CHECK(raws(run_ok(OpT::LESS, {a, b}, o).out) == std::vector<std::int64_t>{0, 1, 0});
+    CHECK(raws(run_ok(OpT::LESS_EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{1, 1, 1});
+    CHECK(raws(run_ok(OpT::GREATER, {a, b}, o).out) == std::vector<std::int64_t>{0, 0, 0});
+    CHECK(raws(run_ok(OpT::GREATER_EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{1, 0, 1});
+  }
+}
+
+TEST_CASE("oracle: float comparisons and MAXIMUM/MINIMUM with NaN, infinities and signed zeros") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const tensor a = f32({5}, {nan, 1.0f, -inf, 0.0f, nan});
+  const tensor b = f32({5}, {1.0f, nan, inf, -0.0f, nan});
+  const tensor o = decl(OT::TENSOR_BOOL8, {});
+  CHECK(raws(run_ok(OpT::EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{0, 0, 0, 1, 0});
+  CHECK(raws(run_ok(OpT::NOT_EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{1, 1, 1, 0, 1});
+  CHECK(raws(run_ok(OpT::LESS, {a, b}, o).out) == std::vector<std::int64_t>{0, 0, 1, 0, 0});
+  CHECK(raws(run_ok(OpT::GREATER_EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{0, 0, 0, 1, 0});
+  // std::max / std::min: input 0 is kept unless input 1 is strictly larger / smaller.
+  const auto mx = run_ok(OpT::MAXIMUM, {a, b}, decl(OT::TENSOR_FLOAT32, {})).out;
+  CHECK(std::isnan(mx.real(0)));
+  CHECK(mx.real(1) == 1.0);
+  CHECK(mx.real(2) == static_cast<double>(inf));
+  CHECK(!std::signbit(mx.real(3)));  // max(0, -0) keeps input 0's +0
+  const auto mn = run_ok(OpT::MINIMUM, {a, b}, decl(OT::TENSOR_FLOAT32, {})).out;
+  CHECK(std::isnan(mn.real(0)));
+  CHECK(mn.real(2) == -static_cast<double>(inf));
+}
+
+TEST_CASE("oracle: TENSOR_BOOL8 inputs are truth values, outputs are canonical 0/1") {
+  const tensor a = b8({6}, {0, 1, 2, 255, 0, 7});
+  const tensor b = b8({6}, {0, 0, 1, 255, 9, 1});
+  const tensor o = decl(OT::TENSOR_BOOL8, {});
+  CHECK(raws(run_ok(OpT::LOGICAL_AND, {a, b}, o).out) == std::vector<std::int64_t>{0, 0, 1, 1, 0, 1});
+  CHECK(raws(run_ok(OpT::LOGICAL_OR, {a, b}, o).out) == std::vector<std::int64_t>{0, 1, 1, 1, 1, 1});
+  CHECK(raws(run_ok(OpT::LOGICAL_NOT, {a}, o).out) == std::vector<std::int64_t>{1, 0, 0, 0, 1, 0});
+  CHECK(raws(run_ok(OpT::EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{1, 0, 1, 1, 0, 1});
+  CHECK(raws(run_ok(OpT::GREATER, {a, b}, o).out) == std::vector<std::int64_t>{0, 1, 0, 0, 0, 0});
+  CHECK(raws(run_ok(OpT::LESS_EQUAL, {a, b}, o).out) == std::vector<std::int64_t>{1, 0, 1, 1, 1, 1});
+}
+
+TEST_CASE("oracle: LOGICAL_NOT over random shapes") {
+  std::mt19937 seeds(0x4071);
+  for (int i = 0; i < 40; ++i) {
+    const std::uint32_t seed = seeds();
+    std::mt19937 rng(seed);
+    tensor x = make_tensor(OT::TENSOR_BOOL8, random_dims(rng, 1, 5, 6));
+    fill_random(x, rng, 0);
+    INFO("seed=" << seed << " dims " << str(x.dims));
+    const auto r = run_ok(OpT::LOGICAL_NOT, {x}, decl(OT::TENSOR_BOOL8, {}));
+    REQUIRE(r.out.dims == x.dims);
+    std::vector<double> e = reals(x);
+    for (auto& v : e) v = v == 0 ? 1 : 0;
+    CHECK(compare(r.out, e).empty());
+  }
+}
+
+TEST_CASE("oracle: DIV TENSOR_INT32 is floor division; x // 0 and INT32_MIN // -1 do not trap") {
+  const std::int32_t lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
+  const tensor a = i32({10}, {5, -5, 5, -5, 6, -6, 0, 7, lo, hi});
+  const tensor b = i32({10}, {2, 2, -2, -2, 3, 3, -4, 0, -1, -1});
+  const auto r = run_ok(OpT::DIV, {a, b, scalar_i32(0)}, decl(OT::TENSOR_INT32, {}));
+  CHECK(raws(r.out) == std::vector<std::int64_t>{2, -3, -3, 2, 2, -2, 0, 0, lo, -static_cast<std::int64_t>(hi)});
+  // Random divisors of both signs: floor(x / y) in exact double arithmetic.
+  std::mt19937 rng(0xD1F);
+  tensor x = make_tensor(OT::TENSOR_INT32, {500}), y = make_tensor(OT::TENSOR_INT32, {500});
+  for (std::size_t i = 0; i < 500; ++i) {
+    x.set(i, static_cast<std::int32_t>(uni(rng, -1000000, 1000000)));
+    std::int32_t d = static_cast<std::int32_t>(uni(rng, -50, 50));
+    y.set(i, d == 0 ? 1 : d);
+  }
+  const auto q = run_ok(OpT::DIV, {x, y, scalar_i32(0)}, decl(OT::TENSOR_INT32, {}));
+  for (std::size_t i = 0; i < 500; ++i)
+    REQUIRE(q.out.raw(i) == static_cast<std::int64_t>(std::floor(x.real(i) / y.real(i))));
+}
+
+TEST_CASE("oracle: SUB TENSOR_INT32 wraps in two's complement") {
+  const std::int32_t lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
+  const auto r = run_ok(OpT::SUB, {i32({3}, {lo, hi, 5}), i32({3}, {1, -1, 7}), scalar_i32(0)}, decl(OT::TENSOR_INT32, {}));
+  CHECK(raws(r.out) == std::vector<std::int64_t>{hi, lo, -2});
+}
+
+TEST_CASE("oracle: SELECT picks per element and requantizes quant8 inputs") {
+  std::mt19937 seeds(0x5E1E);
+  for (OT type : numeric_types) {
+    for (int i = 0; i < 50; ++i) {
+      const std::uint32_t seed = seeds();
+      std::mt19937 rng(seed);
+      const dims_t d = random_dims(rng, 1, 5, 6);
+      float s1 = 0, s2 = 0, so = 0;
+      std::int32_t z1 = 0, z2 = 0, zo = 0;
+      if (is_quant8(type)) {
+        s1 = log_uniform(rng, 0.01, 1.0);
+        s2 = uni(rng, 0, 3) == 0 ? s1 : log_uniform(rng, 0.01, 1.0);
+        so = std::max(s1, s2) * log_uniform(rng, 0.3, 3.0);
+        z1 = random_zp(rng, type);
+        z2 = random_zp(rng, type);
+        zo = random_zp(rng, type);
+      }
+      tensor mask = make_tensor(OT::TENSOR_BOOL8, d), x = make_tensor(type, d, s1, z1), y = make_tensor(type, d, s2, z2);
+      fill_random(mask, rng, 0);
+      fill_random(x, rng, 100.0);
+      fill_random(y, rng, 100.0);
+      const op_case c{OpT::SELECT, {mask, x, y}, decl(type, {}, so, zo)};
+      INFO("seed=" << seed << ": " << c.describe());
+      const auto r = run_ok(OpT::SELECT, c.ins, c.out);
+      REQUIRE(r.out.dims == d);
+      std::vector<double> e(x.count());
+      for (std::size_t k = 0; k < e.size(); ++k) e[k] = mask.raw(k) != 0 ? x.real(k) : y.real(k);
+      // Float and int32 elements are copies: bit-exact.
+      const std::string m = compare(r.out, e, !is_quant8(type));
+      CHECK_MESSAGE(m.empty(), m);
+    }
+  }
+}
+
+// =================================================================================
+// 2. Bit-exactness with the AOSP CPU path (independent transcription of its formulas)
+// =================================================================================
+
+namespace {
+
+// gemmlowp / TFLite fixed point, written out here from the definitions.
+std::int32_t aosp_srdhm(std::int32_t a, std::int32_t b) {
+  if (a == b && a == std::numeric_limits<std::int32_t>::min()) return std::numeric_limits<std::int32_t>::max();
+  const std::int64_t ab = static_cast<std::int64_t>(a) * b;
+  const std::int64_t nudge = ab >= 0 ? (std::int64_t{1} << 30) : (1 - (std::int64_t{1} << 30));
+  return static_cast<std::int32_t>((ab + nudge) / (std::int64_t{1} << 31));
+}
+std::int32_t aosp_rdbpot(std::int32_t x, int exponent) {
+  const std::int32_t mask = static_cast<std::int32_t>((std::int64_t{1} << exponent) - 1);
+  const std::int32_t remainder = x & mask;
+  const std::int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+void aosp_quantize_multiplier(double m, std::int32_t* q, int* shift) {
+  if (m == 0.0) {
+    *q = 0;
+    *shift = 0;
+    return;
+  }
+  const double f = std::frexp(m, shift);
+  auto fixed = static_cast<std::int64_t>(std::round(f * static_cast<double>(std::int64_t{1} << 31)));
+  if (fixed == (std::int64_t{1} << 31)) {
+    fixed /= 2;
+    ++*shift;
+  }
+  *q = static_cast<std::int32_t>(fixed);
+}
+std::int32_t aosp_mul_by_quantized(std::int32_t x, std::int32_t q, int shift) {
+  const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  return aosp_rdbpot(aosp_srdhm(x * (1 << left), q), right);
+}
+std::int32_t aosp_activation_bound(float f, float scale, std::int32_t zp) {
+  return zp + static_cast<std::int32_t>(std::round(f / scale));
+}
+
+/// AOSP subQuant8 (BroadcastAdd4DSlow with the second multiplier negated), one element.
+std::int32_t aosp_sub(std::int32_t x, std::int32_t y, const tensor& a, const tensor& b, const tensor& o, int act) {
+  const double twice_max = 2 * std::max(a.scale, b.scale);
+  std::int32_t m1, m2, mo;
+  int e1, e2, eo;
+  aosp_quantize_multiplier(a.scale / twice_max, &m1, &e1);
+  aosp_quantize_multiplier(b.scale / twice_max, &m2, &e2);
+  aosp_quantize_multiplier(twice_max / ((1 << 20) * o.scale), &mo, &eo);
+  m2 = -m2;
+  const std::int32_t s1 = aosp_mul_by_quantized((x - a.zp) * (1 << 20), m1, e1);
+  const std::int32_t s2 = aosp_mul_by_quantized((y - b.zp) * (1 << 20), m2, e2);
+  std::int32_t v = aosp_mul_by_quantized(s1 + s2, mo, eo) + o.zp;
+  std::int32_t lo = static_cast<std::int32_t>(qmin(o.type)), hi = static_cast<std::int32_t>(qmax(o.type));
+  if (act == 1 || act == 3) lo = std::max(lo, aosp_activation_bound(0.0f, o.scale, o.zp));
+  if (act == 2) lo = std::max(lo, aosp_activation_bound(-1.0f, o.scale, o.zp));
+  if (act == 2) hi = std::min(hi, aosp_activation_bound(1.0f, o.scale, o.zp));
+  if (act == 3) hi = std::min(hi, aosp_activation_bound(6.0f, o.scale, o.zp));
+  return std::clamp(v, lo, hi);
+}
+
+/// AOSP PRelu evalQuant8, one element.
+std::int32_t aosp_prelu(std::int32_t x, std::int32_t alpha, const tensor& in, const tensor& al, const tensor& o) {
+  const double product = in.scale * al.scale;  // float product, as AOSP writes it
+  const double pos = in.scale / o.scale;        // float ratio
+  const double neg = product / o.scale;
+  std::int32_t mp, mn;
+  int ep, en;
+  aosp_quantize_multiplier(pos, &mp, &ep);
+  aosp_quantize_multiplier(neg, &mn, &en);
+  const std::int32_t v = x - in.zp;
+  const std::int32_t r = v >= 0 ? o.zp + aosp_mul_by_quantized(v, mp, ep)
+                                : o.zp + aosp_mul_by_quantized(v * (alpha - al.zp), mn, en);
+  return std::clamp<std::int32_t>(r, static_cast<std::int32_t>(qmin(o.type)), static_cast<std::int32_t>(qmax(o.type)));
+}
+
+/// AOSP requantize() (OperationsUtils), TENSOR_QUANT8_ASYMM.
+std::int32_t aosp_requantize(std::int32_t q, const tensor& from, const tensor& to) {
+  const double real = (q - from.zp) * from.scale;
+  const double r = real / to.scale + to.zp;
+  if (r < 0) return 0;
+  if (r > 255) return 255;
+  return static_cast<std::int32_t>(std::round(r));
+}
+
+}  // namespace
+
+TEST_CASE("AOSP bit-exactness: quant8 SUB, PRELU, MAXIMUM, MINIMUM, SELECT (every stored value)") {
+  std::mt19937 rng(0xB17E);
+  tensor all = make_tensor(OT::TENSOR_QUANT8_ASYMM, {256, 1});
+  for (std::size_t i = 0; i < 256; ++i) all.set(i, static_cast<std::uint8_t>(i));
+  for (int round = 0; round < 24; ++round) {
+    tensor a = all, b = make_tensor(OT::TENSOR_QUANT8_ASYMM, {1, 9});
+    fill_random(b, rng, 0);
+    a.scale = log_uniform(rng, 0.005, 1.0);
+    a.zp = random_zp(rng, OT::TENSOR_QUANT8_ASYMM);
+    b.scale = log_uniform(rng, 0.005, 1.0);
+    b.zp = random_zp(rng, OT::TENSOR_QUANT8_ASYMM);
+    tensor o = decl(OT::TENSOR_QUANT8_ASYMM, {}, std::max(a.scale, b.scale) * log_uniform(rng, 0.2, 4.0),
+                    random_zp(rng, OT::TENSOR_QUANT8_ASYMM));
+    const int act = round % 4;
+    INFO("round " << round << ": a s=" << a.scale << " zp=" << a.zp << ", b s=" << b.scale << " zp=" << b.zp
+                  << ", out s=" << o.scale << " zp=" << o.zp << ", act " << act);
+    const auto sub = run_ok(OpT::SUB, {a, b, scalar_i32(act)}, o).out;
+    const auto prelu = run_ok(OpT::PRELU, {a, b}, o).out;
+    const auto mx = run_ok(OpT::MAXIMUM, {a, b}, o).out;
+    const auto mn = run_ok(OpT::MINIMUM, {a, b}, o).out;
+    REQUIRE(sub.dims == dims_t{256, 9});
+    for (std::size_t i = 0; i < 256; ++i)
+      for (std::size_t j = 0; j < 9; ++j) {
+        const auto x = static_cast<std::int32_t>(i), y = static_cast<std::int32_t>(b.raw(j));
+        const std::size_t k = i * 9 + j;
+        REQUIRE(sub.raw(k) == aosp_sub(x, y, a, b, o, act));
+        REQUIRE(prelu.raw(k) == aosp_prelu(x, y, a, b, o));
+        const std::int32_t ra = aosp_requantize(x, a, o), rb = aosp_requantize(y, b, o);
+        REQUIRE(mx.raw(k) == std::max(ra, rb));
+        REQUIRE(mn.raw(k) == std::min(ra, rb));
+      }
+    // SELECT: input1 = every stored value, input2 its reverse, alternating mask.
+    tensor m = make_tensor(OT::TENSOR_BOOL8, {256}), x1 = a, x2 = a;
+    x1.dims = x2.dims = {256};
+    x2.scale = b.scale;
+    x2.zp = b.zp;
+    for (std::size_t i = 0; i < 256; ++i) {
+      m.set(i, static_cast<std::uint8_t>(i % 3 == 0));
+      x2.set(i, static_cast<std::uint8_t>(255 - i));
+    }
+    const auto sel = run_ok(OpT::SELECT, {m, x1, x2}, o).out;
+    for (std::size_t i = 0; i < 256; ++i)
+      REQUIRE(sel.raw(i) == (i % 3 == 0 ? aosp_requantize(static_cast<std::int32_t>(i), x1, o)
+                                        : aosp_requantize(static_cast<std::int32_t>(255 - i), x2, o)));
+  }
+}
+
+// =================================================================================
+// 3. Signed/unsigned parity
+// =================================================================================
+
+TEST_CASE("parity: qs8 results equal qu8 results - 128 (SUB, MAXIMUM, MINIMUM, PRELU, comparisons)") {
+  std::mt19937 seeds(0x9A31);
+  const std::vector<OpT> ops{OpT::SUB,     OpT::MAXIMUM, OpT::MINIMUM,       OpT::PRELU, OpT::EQUAL,
+                             OpT::NOT_EQUAL, OpT::GREATER, OpT::GREATER_EQUAL, OpT::LESS,  OpT::LESS_EQUAL};
+  for (OpT op : ops)
+    for (int i = 0; i < 60; ++i) {
+      const std::uint32_t seed = seeds();
+      std::mt19937 rng(seed);
+      op_case c = gen_pair(op, OT::TENSOR_QUANT8_ASYMM, i % 4, rng);
+      if (is_comparison(op) && i % 2) {  // also arbitrary (non-dyadic) scales and values
+        c.ins[0].scale = log_uniform(rng, 0.001, 1.0);
+        c.ins[1].scale = log_uniform(rng, 0.001, 1.0);
+        fill_random(c.ins[0], rng, 0);
+        fill_random(c.ins[1], rng, 0);
+      }
+      INFO("seed=" << seed << ": " << c.describe());
+      check_parity(c);
+    }
+}
+
+TEST_CASE("parity: qs8 SELECT equals qu8 SELECT - 128") {
+  std::mt19937 rng(0x9A32);
+  for (int i = 0; i < 100; ++i) {
+    const dims_t d = random_dims(rng, 1, 4, 8);
+    tensor mask = make_tensor(OT::TENSOR_BOOL8, d);
+    tensor x = make_tensor(OT::TENSOR_QUANT8_ASYMM, d, log_uniform(rng, 0.001, 1.0), random_zp(rng, OT::TENSOR_QUANT8_ASYMM));
+    tensor y = make_tensor(OT::TENSOR_QUANT8_ASYMM, d, log_uniform(rng, 0.001, 1.0), random_zp(rng, OT::TENSOR_QUANT8_ASYMM));
+    fill_random(mask, rng, 0);
+    fill_random(x, rng, 0);
+    fill_random(y, rng, 0);
+    const op_case c{OpT::SELECT, {mask, x, y},
+                    decl(OT::TENSOR_QUANT8_ASYMM, {}, log_uniform(rng, 0.001, 1.0), random_zp(rng, OT::TENSOR_QUANT8_ASYMM))};
+    INFO(c.describe());
+    check_parity(c);
+  }
+}
+
+// =================================================================================
+// 4. Golden cases end to end (exec::prepare / execute), some with misaligned data
+// =================================================================================
+
+TEST_CASE("golden: SUB") {
+  SUBCASE("float32 broadcast [2,2] - [2], RELU") {
+    const auto out = run_golden(OpT::SUB, {f32({2, 2}, {1, 2, 3, 4}), f32({2}, {2, 1}), scalar_i32(1)},
+                                decl(OT::TENSOR_FLOAT32, {2, 2}), 1);
+    CHECK(reals(out) == std::vector<double>{0, 1, 1, 3});
+  }
+  SUBCASE("float16 RELU1") {
+    const auto out = run_golden(OpT::SUB, {f16({3}, {0.5f, 3, -3}), f16({3}, {1, 1, -2.5f}), scalar_i32(2)},
+                                decl(OT::TENSOR_FLOAT16, {3}));
+    CHECK(reals(out) == std::vector<double>{-0.5, 1, -0.5});
+  }
+  SUBCASE("quant8: different scales") {
+    // a s 0.5 zp 0: [10, 20] -> [5, 10]; b s 0.25 zp 4: [8, 0] -> [1, -1]; diff [4, 11] / 1 + 3
+    const auto out = run_golden(OpT::SUB, {qu8({2}, 0.5f, 0, {10, 20}), qu8({2}, 0.25f, 4, {8, 0}), scalar_i32(0)},
+                                decl(OT::TENSOR_QUANT8_ASYMM, {2}, 1.0f, 3), 3);
+    CHECK(raws(out) == std::vector<std::int64_t>{7, 14});
+  }
+  SUBCASE("int32, dynamic output shape") {
+    const auto out = run_golden(OpT::SUB, {i32({2, 1}, {10, -20}), i32({2}, {1, 2}), scalar_i32(0)},
+                                decl(OT::TENSOR_INT32, {0, 0}));
+    CHECK(out.dims == dims_t{2, 2});
+    CHECK(raws(out) == std::vector<std::int64_t>{9, 8, -21, -22});
+  }
+}
+
+TEST_CASE("golden: DIV, POW, PRELU, MAXIMUM, MINIMUM") {
+  CHECK(reals(run_golden(OpT::DIV, {f32({3}, {1, -6, 3}), f32({1}, {2}), scalar_i32(3)}, decl(OT::TENSOR_FLOAT32, {3}), 2)) ==
+        std::vector<double>{0.5, 0, 1.5});
+  CHECK(reals(run_golden(OpT::POW, {f32({2, 1}, {2, 3}), f32({3}, {0, 1, 2})}, decl(OT::TENSOR_FLOAT32, {0, 0}))) ==
+        std::vector<double>{1, 2, 4, 1, 3, 9});
+  CHECK(reals(run_golden(OpT::PRELU, {f16({4}, {-2, -1, 0, 3}), f16({1}, {0.5f})}, decl(OT::TENSOR_FLOAT16, {4}))) ==
+        std::vector<double>{-1, -0.5, 0, 3});
+  // PRELU quant8: input s 0.5 zp 128; alpha s 0.25 zp 50 (value 52 -> 0.5); output s 0.25 zp 120.
+  // x = [120, 128, 140] -> [-4, 0, 6] -> [-2, 0, 6] -> q [112, 120, 144]
+  CHECK(raws(run_golden(OpT::PRELU, {qu8({3}, 0.5f, 128, {120, 128, 140}), qu8({1}, 0.25f, 50, {52})},
+                        decl(OT::TENSOR_QUANT8_ASYMM, {3}, 0.25f, 120), 1)) == std::vector<std::int64_t>{112, 120, 144});
+  // MAXIMUM quant8 signed: a s 1 zp 0 [-3, 4]; b s 0.5 zp -10 [-4 (3), -20 (-5)] -> max [3, 4] at s 0.5 zp 0
+  CHECK(raws(run_golden(OpT::MAXIMUM, {qs8({2}, 1.0f, 0, {-3, 4}), qs8({2}, 0.5f, -10, {-4, -20})},
+                        decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {2}, 0.5f, 0))) == std::vector<std::int64_t>{6, 8});
+  CHECK(raws(run_golden(OpT::MINIMUM, {i32({2, 2}, {1, 5, -3, 8}), i32({2}, {4, 4})}, decl(OT::TENSOR_INT32, {2, 2}), 3)) ==
+        std::vector<std::int64_t>{1, 4, -3, 4});
+}
+
+TEST_CASE("golden: comparisons, logic and SELECT") {
+  const tensor o = decl(OT::TENSOR_BOOL8, {0, 0});
+  CHECK(raws(run_golden(OpT::LESS, {f32({2, 1}, {1, 5}), f32({3}, {0, 1, 6})}, o, 1)) ==
+        std::vector<std::int64_t>{0, 0, 1, 0, 0, 1});
+  CHECK(raws(run_golden(OpT::GREATER_EQUAL, {i32({2, 1}, {1, 5}), i32({3}, {0, 1, 6})}, o)) ==
+        std::vector<std::int64_t>{1, 1, 0, 1, 1, 0});
+  CHECK(raws(run_golden(OpT::LOGICAL_OR, {b8({2, 1}, {0, 1}), b8({2}, {0, 1})}, o, 3)) ==
+        std::vector<std::int64_t>{0, 1, 1, 1});
+  CHECK(raws(run_golden(OpT::LOGICAL_NOT, {b8({3}, {0, 1, 0})}, decl(OT::TENSOR_BOOL8, {3}))) ==
+        std::vector<std::int64_t>{1, 0, 1});
+  // SELECT quant8: input1 s 1.5 zp 129, input2 s 0.5 zp 127, output s 1 zp 128 (the CTS example's params).
+  CHECK(raws(run_golden(OpT::SELECT, {b8({3}, {1, 0, 1}), qu8({3}, 1.5f, 129, {130, 131, 128}),
+                                      qu8({3}, 0.5f, 127, {131, 129, 120})},
+                        decl(OT::TENSOR_QUANT8_ASYMM, {3}, 1.0f, 128), 1)) == std::vector<std::int64_t>{130, 129, 127});
+}
+
+// =================================================================================
+// 5. Shape inference and bad input
+// =================================================================================
+
+namespace {
+
+template <class Sig>
+ty::result<sig::shapes> infer(const std::vector<tensor>& ins, const tensor& out, bool executing) {
+  const auto in = descs_of(ins);
+  const std::vector<operand_desc> outs{desc_of(out)};
+  return Sig::infer(sig::infer_context{Sig::op, in, outs, executing, nullptr});
+}
+
+template <class Sig>
+dims_t infer_ok(const std::vector<tensor>& ins, const tensor& out, bool executing) {
+  auto r = infer<Sig>(ins, out, executing);
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string() : r.err().message));
+  REQUIRE(r->size() == 1);
+  return (*r)[0];
+}
+
+/// The error message, which must come with INVALID_ARGUMENT ("" when inference passed).
+template <class Sig>
+std::string infer_error(const std::vector<tensor>& ins, const tensor& out, bool executing) {
+  auto r = infer<Sig>(ins, out, executing);
+  if (r.ok()) return {};
+  CHECK(r.status() == ty::ErrorStatus::INVALID_ARGUMENT);
+  return r.err().message;
+}
+
+bool mentions(const std::string& message, const std::string& role) { return message.find(role) != std::string::npos; }
+
+tensor F(dims_t d) { return decl(OT::TENSOR_FLOAT32, std::move(d)); }
+tensor B(dims_t d) { return decl(OT::TENSOR_BOOL8, std::move(d)); }
+
+}  // namespace
+
+TEST_CASE("infer: SUB / DIV (rank <= 4, activation)") {
+  const tensor act0 = scalar_i32(0), out = F({});
+  CHECK(infer_ok<sig::sub>({F({2, 1, 3}), F({4, 1}), act0}, out, true) == dims_t{2, 4, 3});
+  CHECK(infer_ok<sig::div>({F({0, 3}), F({1, 3}), act0}, out, true) == dims_t{0, 3});
+  CHECK(infer_ok<sig::sub>({F({0, 3}), F({2, 1}), act0}, out, false) == dims_t{2, 3});
+  CHECK(infer_ok<sig::div>({F({}), F({2, 3}), act0}, out, false).empty());
+  CHECK(mentions(infer_error<sig::sub>({F({1, 1, 1, 1, 1}), F({1}), act0}, out, true), "input0"));
+  CHECK(mentions(infer_error<sig::div>({F({1}), F({1, 1, 1, 1, 1}), act0}, out, true), "input1"));
+  CHECK(!infer_error<sig::sub>({F({2, 3}), F({3, 2}), act0}, out, true).empty());
+  CHECK(mentions(infer_error<sig::sub>({F({2}), F({2}), scalar_i32(4)}, out, true), "activation"));
+  const tensor ia = decl(OT::TENSOR_INT32, {2});
+  CHECK(mentions(infer_error<sig::div>({ia, ia, scalar_i32(1)}, decl(OT::TENSOR_INT32, {}), true), "activation"));
+  CHECK(mentions(infer_error<sig::sub>({ia, ia, scalar_i32(3)}, decl(OT::TENSOR_INT32, {}), false), "activation"));
+}
+
+TEST_CASE("infer: broadcasting without activation (MAXIMUM, POW, PRELU, comparisons, logic)") {
+  const tensor out = F({});
+  CHECK(infer_ok<sig::maximum>({F({5, 1, 1}), F({1, 4, 1})}, out, true) == dims_t{5, 4, 1});
+  CHECK(infer_ok<sig::equal>({B({3, 1}), B({0})}, B({}), true) == dims_t{3, 0});
+  CHECK(infer_ok<sig::greater>({F({1, 1, 1, 1, 1, 2}), F({3, 1})}, B({}), true) == dims_t{1, 1, 1, 1, 3, 2});
+  CHECK(infer_ok<sig::pow>({F({0, 3}), F({2, 1})}, out, false) == dims_t{2, 3});
+  CHECK(infer_ok<sig::prelu>({F({}), F({3})}, out, false).empty());
+  // Roles in messages: a bad broadcast names the second operand, rank limits either.
+  CHECK(mentions(infer_error<sig::prelu>({F({2, 3}), F({4})}, out, true), "alpha"));
+  CHECK(mentions(infer_error<sig::pow>({F({2, 3}), F({0, 4})}, out, false), "exponent"));
+  CHECK(mentions(infer_error<sig::equal>({F({1, 1, 1, 1, 1, 1, 1, 1, 1}), F({1})}, B({}), true), "input0"));
+  CHECK(mentions(infer_error<sig::maximum>({F({1}), F({1, 1, 1, 1, 1, 1, 1, 1, 1})}, out, false), "input1"));
+  CHECK(!infer_error<sig::maximum>({F({0, 3}), F({2, 3})}, out, true).empty());  // 0 broadcasts with 0 or 1 only
+}
+
+TEST_CASE("infer: LOGICAL_NOT and SELECT") {
+  CHECK(infer_ok<sig::logical_not>({B({2, 0, 3})}, B({}), true) == dims_t{2, 0, 3});
+  CHECK(infer_ok<sig::logical_not>({B({})}, B({}), false).empty());
+  const tensor out = F({});
+  CHECK(infer_ok<sig::select>({B({2, 3}), F({2, 3}), F({2, 3})}, out, true) == dims_t{2, 3});
+  CHECK(infer_ok<sig::select>({B({0, 3}), F({2, 0}), F({})}, out, false) == dims_t{2, 3});
+  CHECK(infer_ok<sig::select>({B({}), F({}), F({4})}, out, false) == dims_t{4});
+  CHECK(infer_ok<sig::select>({B({0, 2}), F({0, 2}), F({0, 2})}, out, true) == dims_t{0, 2});
+  // No broadcasting: every mismatch names the operand.
+  CHECK(mentions(infer_error<sig::select>({B({2, 3}), F({2, 3}), F({1, 3})}, out, true), "input2"));
+  CHECK(mentions(infer_error<sig::select>({B({2, 3}), F({3}), F({2, 3})}, out, true), "input1"));
+  CHECK(mentions(infer_error<sig::select>({B({2, 3}), F({2, 0}), F({2, 4})}, out, false), "input2"));
+}
+
+TEST_CASE("bad models are rejected with INVALID_ARGUMENT naming the operand, never a crash") {
+  auto rejected = [](const one_op_model& m, const std::string& role) {
+    const auto r = prepare_only(m);
+    CHECK(r.status == ty::ErrorStatus::INVALID_ARGUMENT);
+    CHECK_MESSAGE(mentions(r.message, role), r.message);
+  };
+  rejected(single(OpT::SUB, {F({2, 3}), F({3, 2}), scalar_i32(0)}, F({0, 0})), "input1");
+  rejected(single(OpT::DIV, {F({1, 1, 1, 1, 2}), F({2}), scalar_i32(0)}, F({})), "input0");
+  rejected(single(OpT::SUB, {decl(OT::TENSOR_INT32, {2}), decl(OT::TENSOR_INT32, {2}), scalar_i32(2)},
+                  decl(OT::TENSOR_INT32, {2})),
+           "activation");
+  rejected(single(OpT::PRELU, {F({2, 3}), F({2})}, F({})), "alpha");
+  rejected(single(OpT::SELECT, {B({3}), F({3}), F({4})}, F({3})), "input2");
+  rejected(single(OpT::LESS, {F({3}), F({2})}, B({3})), "input1");
+  // The declared output shape must agree with the inferred one.
+  const auto r = prepare_only(single(OpT::MAXIMUM, {F({2, 3}), F({3})}, F({3, 3})));
+  CHECK(r.status == ty::ErrorStatus::INVALID_ARGUMENT);
+  // Type rules come from the rows: DIV has no quant8 form, the comparisons output bool8.
+  CHECK(prepare_only(single(OpT::DIV, {decl(OT::TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0),
+                                       decl(OT::TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0), scalar_i32(0)},
+                            decl(OT::TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0)))
+            .status == ty::ErrorStatus::INVALID_ARGUMENT);
+  CHECK(prepare_only(single(OpT::EQUAL, {F({2}), F({2})}, F({2}))).status == ty::ErrorStatus::INVALID_ARGUMENT);
+  // Execution-time shapes that do not broadcast: an execution error, not a crash.
+  one_op_model m = single(OpT::GREATER, {F({0}), F({0})}, B({0}));
+  m.inputs[0] = f32({2}, {1, 2});
+  m.inputs[1] = f32({3}, {1, 2, 3});
+  auto pm = nnhal::exec::prepare(m.model);
+  REQUIRE(pm.ok());
+  ty::Memory pool = ty::Memory::allocate(64);
+  ty::Request req;
+  ty::RequestArgument a0, a1, o;
+  a0.location = {0, 0, 8};
+  a0.dimensions = {2};
+  a1.location = {0, 8, 12};
+  a1.dimensions = {3};
+  o.location = {0, 32, 16};
+  o.dimensions = {3};
+  req.inputs = {a0, a1};
+  req.outputs = {o};
+  req.pools = {pool};
+  const auto outcome = nnhal::exec::execute(**pm, req);
+  CHECK(outcome.status == ty::ErrorStatus::INVALID_ARGUMENT);
+}
+
+// =================================================================================
+// 6. Zero-sized tensors and long runs
+// =================================================================================
+
+TEST_CASE("zero-sized inputs give zero-sized outputs and touch no memory") {
+  const std::vector<OpT> ops{OpT::SUB,   OpT::DIV,   OpT::MAXIMUM, OpT::MINIMUM,   OpT::POW,       OpT::PRELU,
+                             OpT::EQUAL, OpT::LESS,  OpT::LOGICAL_AND, OpT::LOGICAL_OR};
+  for (OpT op : ops)
+    for (OT type : types_of(op)) {
+      INFO(str(op) << " " << str(type));
+      const float s = is_quant8(type) ? 0.5f : 0.0f;
+      std::vector<tensor> ins{make_tensor(type, {0, 3}, s, 0), make_tensor(type, {1, 3}, s, 0)};
+      std::mt19937 rng(1);
+      fill_random(ins[1], rng, 1.0);
+      if (has_activation(op)) ins.push_back(scalar_i32(0));
+      const OT out_type = (is_comparison(op) || op == OpT::LOGICAL_AND || op == OpT::LOGICAL_OR) ? OT::TENSOR_BOOL8 : type;
+      const auto r = run_ok(op, ins, decl(out_type, {}, s, 0));
+      CHECK(r.out.dims == dims_t{0, 3});
+    }
+  const auto n = run_ok(OpT::LOGICAL_NOT, {make_tensor(OT::TENSOR_BOOL8, {4, 0})}, B({}));
+  CHECK(n.out.dims == dims_t{4, 0});
+  const auto s = run_ok(OpT::SELECT, {make_tensor(OT::TENSOR_BOOL8, {0}), make_tensor(OT::TENSOR_INT32, {0}),
+                                      make_tensor(OT::TENSOR_INT32, {0})},
+                        decl(OT::TENSOR_INT32, {}));
+  CHECK(s.out.dims == dims_t{0});
+}
+
+TEST_CASE("long contiguous and strided runs stay inside the output") {
+  // Sizes around vector widths and one large: the contiguous inner loop and the
+  // broadcast (stride 0) loop, guard bytes checked by run_ok.
+  std::mt19937 rng(0x1046);
+  for (std::uint32_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 4099u}) {
+    INFO("n=" << n);
+    tensor a = make_tensor(OT::TENSOR_FLOAT32, {n}), b = make_tensor(OT::TENSOR_FLOAT32, {n}),
+           one = make_tensor(OT::TENSOR_FLOAT32, {1});
+    fill_random(a, rng, 10.0);
+    fill_random(b, rng, 10.0);
+    fill_random(one, rng, 10.0);
+    for (const auto& rhs : {b, one}) {
+      const op_case c{OpT::SUB, {a, rhs, scalar_i32(0)}, F({})};
+      const auto r = run_ok(OpT::SUB, c.ins, c.out);
+      CHECK(compare(r.out, expect_pair(c, r.out.dims)).empty());
+      const op_case cmp{OpT::LESS, {a, rhs}, B({})};
+      CHECK(compare(run_ok(OpT::LESS, cmp.ins, cmp.out).out, expect_pair(cmp, r.out.dims)).empty());
+    }
+  }
+}
+
+// =================================================================================
+// 7. Vectorized float32 paths against the reference
+// =================================================================================
+
+namespace {
+
+/// Runs `k` on float32 inputs a, b (+ activation when act >= 0); the output is written
+/// `misalign` floats into a guarded buffer, so unaligned batches are exercised too.
+template <class K>
+std::vector<float> run_f32(K k, const tensor& a, const tensor& b, int act, std::size_t misalign, bool& guards) {
+  std::vector<tensor> ins{a, b};
+  if (act >= 0) ins.push_back(scalar_i32(act));
+  const auto in = descs_of(ins);
+  const dims_t out_dims = naive_broadcast(a.dims, b.dims);
+  operand_desc od;
+  od.type = OT::TENSOR_FLOAT32;
+  od.dims = out_dims;
+  const std::vector<operand_desc> outs{od};
+  const std::size_t n = count_of(out_dims);
+  std::vector<float> buf(n + misalign + 16, -12345.0f);
+  const std::array<std::byte*, 1> out_data{reinterpret_cast<std::byte*>(buf.data() + misalign)};
+  nnhal::exec::serial_context serial;
+  k(nnhal::ops::kernel_io{in, outs, out_data, &serial});
+  guards = true;
+  for (std::size_t i = 0; i < misalign; ++i) guards = guards && buf[i] == -12345.0f;
+  for (std::size_t i = misalign + n; i < buf.size(); ++i) guards = guards && buf[i] == -12345.0f;
+  return {buf.begin() + static_cast<std::ptrdiff_t>(misalign), buf.begin() + static_cast<std::ptrdiff_t>(misalign + n)};
+}
+
+bool same_bits(float x, float y) {
+  if (std::isnan(x) && std::isnan(y)) return true;
+  std::uint32_t bx, by;
+  std::memcpy(&bx, &x, 4);
+  std::memcpy(&by, &y, 4);
+  return bx == by;
+}
+
+/// Random floats with NaN, infinities, signed zeros and exact zeros mixed in.
+void fill_special(tensor& t, std::mt19937& rng) {
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), 0.0f, -0.0f, 1.0f, -1.0f, 6.0f};
+  for (std::size_t i = 0; i < t.count(); ++i)
+    t.set(i, uni(rng, 0, 9) == 0 ? specials[uni(rng, 0, 7)] : static_cast<float>(unif(rng, -8.0, 8.0)));
+}
+
+}  // namespace
+
+TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM equal the reference bit for bit") {
+  namespace ops = nnhal::ops;
+  if constexpr (!ops::kernels::vbinary::has_simd) {
+    MESSAGE("no SIMD instruction set in this build: vectorized paths not bound, nothing to compare");
+    return;
+  } else {
+    using Arch = ops::kernels::vbinary::simd_arch;
+    constexpr std::uint32_t width = xsimd::batch<float, Arch>::size;
+    std::vector<std::uint32_t> sizes;
+    for (std::uint32_t n = 1; n <= 2 * width + 1; ++n) sizes.push_back(n);
+    for (std::uint32_t n : {15u, 16u, 17u, 31u, 32u, 33u, 1001u}) sizes.push_back(n);
+    std::mt19937 rng(0x51D0);
+    for (std::uint32_t n : sizes) {
+      // Shapes: both advance; one held (either side); outer broadcast; both broadcast inner.
+      const std::vector<std::pair<dims_t, dims_t>> shapes{
+          {{n}, {n}}, {{n}, {1}}, {{1}, {n}}, {{3, n}, {n}}, {{n, 1}, {1, n}}, {{2, 1, n}, {3, 1}}};
+      for (const auto& [da, db] : shapes)
+        for (std::size_t misalign : {std::size_t{0}, std::size_t{1}}) {
+          tensor a = make_tensor(OT::TENSOR_FLOAT32, da), b = make_tensor(OT::TENSOR_FLOAT32, db);
+          fill_special(a, rng);
+          fill_special(b, rng);
+          INFO("a " << str(da) << " b " << str(db) << " misalign " << misalign);
+          auto check = [&](const char* name, auto vec, auto ref, int act) {
+            INFO(name << " act " << act);
+            bool g1 = false, g2 = false;
+            const auto v = run_f32(vec, a, b, act, misalign, g1);
+            const auto r = run_f32(ref, a, b, act, misalign, g2);
+            CHECK(g1);
+            CHECK(g2);
+            REQUIRE(v.size() == r.size());
+            std::size_t i = 0;
+            while (i < v.size() && same_bits(v[i], r[i])) ++i;
+            CHECK_MESSAGE(i == v.size(), "element " << i << ": " << (i < v.size() ? v[i] : 0) << " vs "
+                                                    << (i < r.size() ? r[i] : 0));
+          };
+          for (int act = 0; act < 4; ++act) {
+            check("SUB", ops::sub::vectorized<Arch>, [](const ops::kernel_io& io) { ops::sub::reference<ty::f32>(io, {}); }, act);
+            check("DIV", ops::div::vectorized<Arch>, ops::div::reference<ty::f32>, act);
+          }
+          check("MAXIMUM", ops::maximum::vectorized<Arch>, [](const ops::kernel_io& io) { ops::maximum::reference<ty::f32>(io, nullptr); }, -1);
+          check("MINIMUM", ops::minimum::vectorized<Arch>, [](const ops::kernel_io& io) { ops::minimum::reference<ty::f32>(io, nullptr); }, -1);
+        }
+    }
+  }
+}
+
+TEST_CASE("AVX-512 quant8 SUB equals the reference bit for bit") {
+  namespace ops = nnhal::ops;
+  if (!nnhal::simd::cpu().avx512) {
+    MESSAGE("this CPU has no AVX-512: the quant8 SUB kernel is the reference");
+    return;
+  }
+  std::mt19937 seeds(0x5AB5);
+  for (OT type : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED})
+    for (int i = 0; i < 80; ++i) {
+      const std::uint32_t seed = seeds();
+      std::mt19937 rng(seed);
+      op_case c = gen_pair(OpT::SUB, type, i % 4, rng);
+      if (i % 3 == 0) {  // long runs: whole 16-lane blocks plus a tail, one side broadcast or not
+        const std::uint32_t n = static_cast<std::uint32_t>(uni(rng, 16, 200));
+        c.ins[0] = make_tensor(type, {2, n}, c.ins[0].scale, c.ins[0].zp);
+        c.ins[1] = make_tensor(type, uni(rng, 0, 1) ? dims_t{n} : dims_t{2, 1}, c.ins[1].scale, c.ins[1].zp);
+        fill_random(c.ins[0], rng, 0);
+        fill_random(c.ins[1], rng, 0);
+      }
+      INFO("seed=" << seed << ": " << c.describe());
+      const auto in = descs_of(c.ins);
+      operand_desc od = desc_of(c.out);
+      const dims_t out_dims = naive_broadcast(c.ins[0].dims, c.ins[1].dims);
+      od.dims = out_dims;
+      od.value = nullptr;
+      const std::vector<operand_desc> outs{od};
+      const auto p = ops::sub::make_quant_params(in[0], in[1], od);
+      const std::size_t n = count_of(out_dims);
+      std::vector<std::byte> v(n + 1, guard_byte), r(n + 1, guard_byte);
+      nnhal::exec::serial_context serial;
+      const std::array<std::byte*, 1> vd{v.data()}, rd{r.data()};
+      if (type == OT::TENSOR_QUANT8_ASYMM) {
+        ops::sub::vectorized<ty::qu8>(ops::kernel_io{in, outs, vd, &serial}, p);
+        ops::sub::reference<ty::qu8>(ops::kernel_io{in, outs, rd, &serial}, p);
+      } else {
+        ops::sub::vectorized<ty::qs8>(ops::kernel_io{in, outs, vd, &serial}, p);
+        ops::sub::reference<ty::qs8>(ops::kernel_io{in, outs, rd, &serial}, p);
+      }
+      CHECK(v == r);
+      CHECK(v[n] == guard_byte);
+    }
+}
