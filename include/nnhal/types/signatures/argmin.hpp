@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/argmax.hpp"  // detail::infer_arg_min_max
 
 namespace nnhal::types::sig {
 
@@ -17,6 +18,8 @@ struct argmin {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::INT32), .outputs = outs(T::TENSOR_INT32)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::INT32), .outputs = outs(T::TENSOR_INT32)},
   });
+  /// As ARGMAX (detail::infer_arg_min_max).
+  static result<shapes> infer(const infer_context& c) { return detail::infer_arg_min_max(c); }
 };
 
 }  // namespace nnhal::types::sig

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/mean.hpp"  // detail::infer_reduce
 
 namespace nnhal::types::sig {
 
@@ -16,6 +17,11 @@ struct reduce_max {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  /// Axes, keep_dims and output shape as MEAN (detail::infer_reduce); quantized outputs
+  /// keep the input's scale and zero point; an empty reduction is rejected.
+  static result<shapes> infer(const infer_context& c) {
+    return detail::infer_reduce(c, true, detail::empty_reduction::reject);
+  }
 };
 
 }  // namespace nnhal::types::sig

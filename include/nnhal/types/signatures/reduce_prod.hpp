@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/mean.hpp"  // detail::infer_reduce
 
 namespace nnhal::types::sig {
 
@@ -13,6 +14,10 @@ struct reduce_prod {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT32)},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32, T::BOOL), .outputs = outs(T::TENSOR_FLOAT16)},
   });
+  /// Axes, keep_dims and output shape as MEAN (detail::infer_reduce). Empty reductions give 1.
+  static result<shapes> infer(const infer_context& c) {
+    return detail::infer_reduce(c, false, detail::empty_reduction::identity);
+  }
 };
 
 }  // namespace nnhal::types::sig

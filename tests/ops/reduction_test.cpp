@@ -1,0 +1,1273 @@
+// MEAN, REDUCE_SUM/PROD/MAX/MIN/ANY/ALL, ARGMAX, ARGMIN and TOPK_V2:
+//  - oracle tests: random shapes, axes (negative, repeated), keep_dims and values; the
+//    expected results come from the real-number definitions in double and are compared
+//    within the CTS tolerances;
+//  - qu8/qs8 parity: the same data shifted by -128 gives results shifted by -128, bit for bit;
+//  - tie rules (ARGMAX/ARGMIN smallest index, TOPK_V2 larger index first), NaN/inf edges,
+//    float16 accumulating in float32, float32 sums in the reference's order;
+//  - shape inference at validation and execution, bad operands rejected with a message
+//    naming the operand, zero-sized tensors, one-operation models through prepare/execute.
+// Random cases draw a per-case seed from a fixed seed and print it on failure.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iomanip>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nnhal/exec/driver.hpp"
+#include "nnhal/ops/kernels/reduce.hpp"
+#include "nnhal/ops/mean.hpp"
+#include "nnhal/ops/reduce_max.hpp"
+#include "nnhal/ops/reduce_min.hpp"
+#include "nnhal/ops/reduce_prod.hpp"
+#include "nnhal/ops/reduce_sum.hpp"
+#include "nnhal/ops/registry.hpp"
+#include "nnhal/types/signatures/argmax.hpp"
+#include "nnhal/types/signatures/argmin.hpp"
+#include "nnhal/types/signatures/mean.hpp"
+#include "nnhal/types/signatures/reduce_all.hpp"
+#include "nnhal/types/signatures/reduce_any.hpp"
+#include "nnhal/types/signatures/reduce_max.hpp"
+#include "nnhal/types/signatures/reduce_min.hpp"
+#include "nnhal/types/signatures/reduce_prod.hpp"
+#include "nnhal/types/signatures/reduce_sum.hpp"
+#include "nnhal/types/signatures/topk_v2.hpp"
+
+namespace {
+
+namespace ty = nnhal::types;
+namespace sig = nnhal::types::sig;
+namespace kn = nnhal::ops::kernels;
+using ty::dims_t;
+using OT = ty::OperandType;
+using OpT = ty::OperationType;
+using sig::operand_desc;
+
+// CTS comparison tolerances (/work/shared/cts/README.md).
+constexpr double f32_atol = 9.999999747378752e-06;
+constexpr double f32_rtol = 5.9604644775390625e-07;
+constexpr double f16_tol = 0.0048828125;
+constexpr std::int64_t quant_tol = 1;
+
+std::size_t count_of(const dims_t& d) {
+  std::size_t n = 1;
+  for (auto e : d) n *= e;
+  return n;
+}
+std::string str(const dims_t& d) { return ty::format_dims(d); }
+std::string str(OT t) { return std::string(to_string(t)); }
+std::string str(OpT t) { return std::string(to_string(t)); }
+
+bool is_quant8(OT t) { return t == OT::TENSOR_QUANT8_ASYMM || t == OT::TENSOR_QUANT8_ASYMM_SIGNED; }
+std::int64_t qmin(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 0 : -128; }
+std::int64_t qmax(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 255 : 127; }
+
+// ---------------------------------------------------------------------------------
+// Tensors with their bytes
+// ---------------------------------------------------------------------------------
+
+struct tensor {
+  OT type = OT::TENSOR_FLOAT32;
+  dims_t dims;
+  float scale = 0.0f;
+  std::int32_t zp = 0;
+  std::vector<std::byte> bytes;
+  bool has_value = true;  // false: known by type and shape only (validation time)
+
+  std::size_t count() const { return count_of(dims); }
+  template <class S>
+  S get(std::size_t i) const {
+    S s;
+    std::memcpy(&s, bytes.data() + i * sizeof(S), sizeof(S));
+    return s;
+  }
+  template <class S>
+  void set(std::size_t i, S v) {
+    std::memcpy(bytes.data() + i * sizeof(S), &v, sizeof(S));
+  }
+  /// Stored integer value (quant8, int32, bool8).
+  std::int64_t raw(std::size_t i) const {
+    switch (type) {
+      case OT::TENSOR_QUANT8_ASYMM:
+      case OT::TENSOR_BOOL8:
+      case OT::BOOL: return get<std::uint8_t>(i);
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED: return get<std::int8_t>(i);
+      case OT::INT32:
+      case OT::TENSOR_INT32: return get<std::int32_t>(i);
+      default: return 0;
+    }
+  }
+  /// The real number element i stands for.
+  double real(std::size_t i) const {
+    switch (type) {
+      case OT::TENSOR_FLOAT32: return get<float>(i);
+      case OT::TENSOR_FLOAT16: return static_cast<double>(ty::to_float(get<ty::float16>(i)));
+      case OT::TENSOR_QUANT8_ASYMM:
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED: return (static_cast<double>(raw(i)) - zp) * static_cast<double>(scale);
+      default: return static_cast<double>(raw(i));
+    }
+  }
+  /// Sets element i from a real value (floats) or a stored value (integers, bool8).
+  void put(std::size_t i, double v) {
+    switch (type) {
+      case OT::TENSOR_FLOAT32: set(i, static_cast<float>(v)); break;
+      case OT::TENSOR_FLOAT16: set(i, ty::to_float16(static_cast<float>(v))); break;
+      case OT::TENSOR_QUANT8_ASYMM:
+      case OT::TENSOR_BOOL8: set(i, static_cast<std::uint8_t>(v)); break;
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED: set(i, static_cast<std::int8_t>(v)); break;
+      case OT::TENSOR_INT32: set(i, static_cast<std::int32_t>(v)); break;
+      default: FAIL("put: unexpected type");
+    }
+  }
+};
+
+tensor make_tensor(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
+  tensor x;
+  x.type = t;
+  x.dims = std::move(d);
+  x.scale = scale;
+  x.zp = zp;
+  x.bytes.resize(x.count() * ty::type_info(t).element_size);
+  return x;
+}
+tensor values(OT t, dims_t d, const std::vector<double>& v, float scale = 0.0f, std::int32_t zp = 0) {
+  tensor x = make_tensor(t, std::move(d), scale, zp);
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.put(i, v[i]);
+  return x;
+}
+/// An operand known only by type, shape and quantization (no value).
+tensor decl(OT t, dims_t d = {}, float scale = 0.0f, std::int32_t zp = 0) {
+  tensor x;
+  x.type = t;
+  x.dims = std::move(d);
+  x.scale = scale;
+  x.zp = zp;
+  x.has_value = false;
+  return x;
+}
+tensor scalar_i32(std::int32_t v) {
+  tensor x = make_tensor(OT::INT32, {});
+  x.set(0, v);
+  return x;
+}
+tensor scalar_bool(bool v) {
+  tensor x = make_tensor(OT::BOOL, {});
+  x.set(0, static_cast<std::uint8_t>(v ? 1 : 0));
+  return x;
+}
+tensor axes_of(const std::vector<std::int32_t>& a) {
+  tensor x = make_tensor(OT::TENSOR_INT32, {static_cast<std::uint32_t>(a.size())});
+  for (std::size_t i = 0; i < a.size(); ++i) x.set(i, a[i]);
+  return x;
+}
+/// The TENSOR_QUANT8_ASYMM_SIGNED twin of a TENSOR_QUANT8_ASYMM tensor: data and zero point - 128.
+tensor to_signed(const tensor& u) {
+  if (u.type != OT::TENSOR_QUANT8_ASYMM) return u;
+  tensor s = u;
+  s.type = OT::TENSOR_QUANT8_ASYMM_SIGNED;
+  s.zp = u.zp - 128;
+  if (u.has_value)
+    for (std::size_t i = 0; i < u.count(); ++i)
+      s.set(i, static_cast<std::int8_t>(static_cast<int>(u.get<std::uint8_t>(i)) - 128));
+  return s;
+}
+
+const std::byte* nonnull_empty() {
+  static const std::byte b[16]{};
+  return b;
+}
+operand_desc desc_of(const tensor& t) {
+  operand_desc d;
+  d.type = t.type;
+  d.dims = t.dims;
+  d.scale = t.scale;
+  d.zero_point = t.zp;
+  if (t.has_value) {
+    d.value = t.bytes.empty() ? nonnull_empty() : t.bytes.data();
+    d.value_size = t.bytes.size();
+  }
+  return d;
+}
+std::vector<operand_desc> descs_of(const std::vector<tensor>& ts) {
+  std::vector<operand_desc> d;
+  for (const auto& t : ts) d.push_back(desc_of(t));
+  return d;
+}
+
+// ---------------------------------------------------------------------------------
+// Calling a kernel directly: infer (executing) + ops::bind + run, outputs between guards
+// ---------------------------------------------------------------------------------
+
+struct kernel_result {
+  bool ok = false;
+  std::string error;
+  std::vector<tensor> outs;
+  bool guards_intact = true;
+};
+
+constexpr std::byte guard_byte{0xA5};
+
+/// Shape inference of `op` as the executor or the validator calls it.
+ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& outs,
+                              bool executing) {
+  const ty::op_entry* e = ty::find_operation(op);
+  REQUIRE(e != nullptr);
+  REQUIRE((e->infer != nullptr));
+  const auto in = descs_of(ins);
+  auto out = descs_of(outs);
+  for (auto& d : out) {
+    d.value = nullptr;
+    d.value_size = 0;
+  }
+  return e->infer(sig::infer_context{op, in, out, executing, nullptr});
+}
+
+kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls) {
+  kernel_result r;
+  auto shapes = infer(op, ins, out_decls, true);
+  if (!shapes) {
+    r.error = "infer: " + shapes.err().message;
+    return r;
+  }
+  REQUIRE(shapes->size() == out_decls.size());
+  const std::vector<operand_desc> in = descs_of(ins);
+  std::vector<operand_desc> outs;
+  for (std::size_t j = 0; j < out_decls.size(); ++j)
+    r.outs.push_back(make_tensor(out_decls[j].type, (*shapes)[j], out_decls[j].scale, out_decls[j].zp));
+  for (const auto& t : r.outs) {
+    operand_desc d = desc_of(t);
+    d.value = nullptr;
+    d.value_size = 0;
+    outs.push_back(d);
+  }
+  ty::Operation operation;
+  operation.type = op;
+  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
+  for (std::size_t j = 0; j < outs.size(); ++j) operation.outputs.push_back(static_cast<std::uint32_t>(ins.size() + j));
+  auto k = nnhal::ops::bind(nnhal::ops::bind_context{operation, in, outs, false});
+  if (!k) {
+    r.error = "bind: " + k.err().message;
+    return r;
+  }
+  constexpr std::size_t guard = 64;
+  std::vector<std::vector<std::byte>> bufs;
+  std::vector<std::byte*> out_data;
+  for (const auto& t : r.outs) bufs.emplace_back(guard + t.bytes.size() + guard, guard_byte);
+  for (auto& b : bufs) out_data.push_back(b.data() + guard);
+  nnhal::exec::serial_context serial;
+  (*k)(nnhal::ops::kernel_io{in, outs, out_data, &serial});
+  for (std::size_t j = 0; j < bufs.size(); ++j) {
+    for (std::size_t i = 0; i < guard; ++i)
+      if (bufs[j][i] != guard_byte || bufs[j][bufs[j].size() - 1 - i] != guard_byte) r.guards_intact = false;
+    if (!r.outs[j].bytes.empty()) std::memcpy(r.outs[j].bytes.data(), out_data[j], r.outs[j].bytes.size());
+  }
+  r.ok = true;
+  return r;
+}
+
+std::vector<tensor> run_ok(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls) {
+  kernel_result r = run_kernel(op, ins, out_decls);
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(r.guards_intact, "the kernel wrote outside its output");
+  return r.outs;
+}
+tensor run_ok1(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
+  return run_ok(op, ins, {out_decl})[0];
+}
+
+/// The error message of an execution-time rejection ("" when it ran).
+std::string run_error(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls) {
+  kernel_result r = run_kernel(op, ins, out_decls);
+  return r.ok ? std::string() : r.error;
+}
+
+// ---------------------------------------------------------------------------------
+// One-operation models through exec::prepare / exec::execute
+// ---------------------------------------------------------------------------------
+
+struct one_op_model {
+  ty::Model model;
+  std::vector<tensor> inputs;   // values of the model inputs, in inputIndexes order
+  std::vector<tensor> outputs;  // declarations of the model outputs
+
+  std::uint32_t operand(const tensor& t, ty::OperandLifeTime lt) {
+    ty::Operand o;
+    o.type = t.type;
+    o.dimensions = t.dims;
+    o.scale = t.scale;
+    o.zeroPoint = t.zp;
+    o.lifetime = lt;
+    model.main.operands.push_back(o);
+    return static_cast<std::uint32_t>(model.main.operands.size() - 1);
+  }
+  std::uint32_t input(const tensor& t) {
+    const auto i = operand(t, ty::OperandLifeTime::SUBGRAPH_INPUT);
+    model.main.inputIndexes.push_back(i);
+    inputs.push_back(t);
+    return i;
+  }
+  std::uint32_t constant(const tensor& t) {
+    auto& v = model.operandValues;
+    while (v.size() % 8) v.push_back(0);
+    const auto i = operand(t, ty::OperandLifeTime::CONSTANT_COPY);
+    model.main.operands[i].location = {0, static_cast<std::uint32_t>(v.size()),
+                                       static_cast<std::uint32_t>(t.bytes.size())};
+    for (auto b : t.bytes) v.push_back(static_cast<std::uint8_t>(b));
+    return i;
+  }
+  std::uint32_t output(const tensor& d) {
+    const auto i = operand(d, ty::OperandLifeTime::SUBGRAPH_OUTPUT);
+    model.main.outputIndexes.push_back(i);
+    outputs.push_back(d);
+    return i;
+  }
+  void operation(OpT type, std::vector<std::uint32_t> ins, std::vector<std::uint32_t> outs) {
+    for (auto i : ins) ++model.main.operands[i].numberOfConsumers;
+    model.main.operations.push_back(ty::Operation{type, std::move(ins), std::move(outs)});
+  }
+};
+
+/// A model of `op`: the first `inputs_until` operands are model inputs, the rest constants.
+one_op_model single(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& outs,
+                    std::size_t inputs_until = 1) {
+  one_op_model m;
+  std::vector<std::uint32_t> idx, odx;
+  for (std::size_t k = 0; k < ins.size(); ++k)
+    idx.push_back(k < inputs_until ? m.input(ins[k]) : m.constant(ins[k]));
+  for (const auto& o : outs) odx.push_back(m.output(o));
+  m.operation(op, idx, odx);
+  return m;
+}
+
+struct model_result {
+  ty::ErrorStatus status = ty::ErrorStatus::NONE;
+  std::string message;
+  std::vector<tensor> outs;
+};
+
+/// Prepares (a failure is reported as the result) and executes.
+model_result run_model(const one_op_model& m) {
+  model_result r;
+  auto pm = nnhal::exec::prepare(m.model);
+  if (!pm) {
+    r.status = pm.status();
+    r.message = "prepare: " + pm.err().message;
+    return r;
+  }
+  std::size_t total = 0;
+  std::vector<std::uint32_t> offsets;
+  for (const auto& t : m.inputs) {
+    total = (total + 7) / 8 * 8;
+    offsets.push_back(static_cast<std::uint32_t>(total));
+    total += t.bytes.size();
+  }
+  ty::Memory in_pool = ty::Memory::allocate(total + 8);
+  ty::Request req;
+  for (std::size_t k = 0; k < m.inputs.size(); ++k) {
+    const auto& t = m.inputs[k];
+    if (!t.bytes.empty()) std::memcpy(in_pool.data + offsets[k], t.bytes.data(), t.bytes.size());
+    ty::RequestArgument a;
+    a.location = {0, offsets[k], static_cast<std::uint32_t>(t.bytes.size())};
+    req.inputs.push_back(a);
+  }
+  constexpr std::uint32_t capacity = 1u << 12;
+  req.pools = {in_pool};
+  for (std::size_t j = 0; j < m.outputs.size(); ++j) {
+    req.pools.push_back(ty::Memory::allocate(capacity));
+    ty::RequestArgument o;
+    o.location = {static_cast<std::uint32_t>(j + 1), 0, capacity};
+    req.outputs.push_back(o);
+  }
+  const auto outcome = nnhal::exec::execute(**pm, req);
+  r.status = outcome.status;
+  r.message = outcome.message;
+  if (outcome.status == ty::ErrorStatus::NONE) {
+    REQUIRE(outcome.outputShapes.size() == m.outputs.size());
+    for (std::size_t j = 0; j < m.outputs.size(); ++j) {
+      const tensor& d = m.outputs[j];
+      tensor t = make_tensor(d.type, outcome.outputShapes[j].dimensions, d.scale, d.zp);
+      REQUIRE(t.bytes.size() <= capacity);
+      if (!t.bytes.empty()) std::memcpy(t.bytes.data(), std::get<ty::Memory>(req.pools[j + 1]).data, t.bytes.size());
+      r.outs.push_back(std::move(t));
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------
+// Oracles: the real-number definitions
+// ---------------------------------------------------------------------------------
+
+std::int64_t quantize(double r, float scale, std::int32_t zp, OT t) {
+  return std::clamp(static_cast<std::int64_t>(std::round(r / static_cast<double>(scale))) + zp, qmin(t), qmax(t));
+}
+
+/// Reduced-axis mask of `axes` (negative entries count from the end; repeats allowed).
+std::vector<bool> mask_of(std::size_t rank, const std::vector<std::int32_t>& axes) {
+  std::vector<bool> m(rank, false);
+  for (auto a : axes) m[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int32_t>(rank) : a)] = true;
+  return m;
+}
+
+/// The HAL's output shape of a reduction.
+dims_t reduced_dims(const dims_t& in, const std::vector<bool>& mask, bool keep) {
+  dims_t out;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (!mask[d]) out.push_back(in[d]);
+    else if (keep) out.push_back(1);
+  }
+  if (out.empty()) out.push_back(1);
+  return out;
+}
+
+/// For each output element (row-major over the kept axes), the flat indices of the
+/// input elements it reduces, in increasing order. Written from coordinates, not strides.
+std::vector<std::vector<std::size_t>> reduction_groups(const dims_t& in, const std::vector<bool>& mask) {
+  std::size_t outputs = 1;
+  for (std::size_t d = 0; d < in.size(); ++d)
+    if (!mask[d]) outputs *= in[d];
+  std::vector<std::vector<std::size_t>> groups(outputs);
+  const std::size_t n = count_of(in);
+  std::vector<std::size_t> coord(in.size());
+  for (std::size_t flat = 0; flat < n; ++flat) {
+    std::size_t rem = flat;
+    for (std::size_t d = in.size(); d-- > 0;) {
+      coord[d] = rem % in[d];
+      rem /= in[d];
+    }
+    std::size_t o = 0;
+    for (std::size_t d = 0; d < in.size(); ++d)
+      if (!mask[d]) o = o * in[d] + coord[d];
+    groups[o].push_back(flat);
+  }
+  return groups;
+}
+
+/// Expected real results of a reduction operation.
+std::vector<double> expect_reduce(OpT op, const tensor& x, const std::vector<bool>& mask) {
+  std::vector<double> out;
+  for (const auto& g : reduction_groups(x.dims, mask)) {
+    double acc = 0;
+    switch (op) {
+      case OpT::REDUCE_SUM:
+      case OpT::MEAN:
+        for (auto i : g) acc += x.real(i);
+        if (op == OpT::MEAN) acc /= static_cast<double>(g.size());
+        break;
+      case OpT::REDUCE_PROD:
+        acc = 1;
+        for (auto i : g) acc *= x.real(i);
+        break;
+      case OpT::REDUCE_MAX:
+        acc = -std::numeric_limits<double>::infinity();
+        for (auto i : g) acc = std::max(acc, x.real(i));
+        break;
+      case OpT::REDUCE_MIN:
+        acc = std::numeric_limits<double>::infinity();
+        for (auto i : g) acc = std::min(acc, x.real(i));
+        break;
+      case OpT::REDUCE_ANY:
+        acc = 0;
+        for (auto i : g) acc = (acc != 0 || x.raw(i) != 0) ? 1 : 0;
+        break;
+      case OpT::REDUCE_ALL:
+        acc = 1;
+        for (auto i : g) acc = (acc != 0 && x.raw(i) != 0) ? 1 : 0;
+        break;
+      default: FAIL("expect_reduce: not a reduction");
+    }
+    out.push_back(acc);
+  }
+  return out;
+}
+
+/// Compares `got` with expected real values under the CTS tolerance of its type; quant8
+/// outputs compare with the quantized expectation (tolerance 1, or 0 when `exact`).
+std::string compare(const tensor& got, const std::vector<double>& expected, bool exact = false) {
+  if (got.count() != expected.size())
+    return "element count " + std::to_string(got.count()) + ", expected " + std::to_string(expected.size());
+  std::ostringstream os;
+  os << std::setprecision(17);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const double e = expected[i];
+    switch (got.type) {
+      case OT::TENSOR_FLOAT32:
+      case OT::TENSOR_FLOAT16: {
+        const double a = got.real(i);
+        const double tol =
+            got.type == OT::TENSOR_FLOAT32 ? f32_atol + f32_rtol * std::abs(e) : f16_tol + f16_tol * std::abs(e);
+        const bool same_inf = std::isinf(e) && a == e;
+        if (!same_inf && (exact ? !(a == e) : !(std::abs(a - e) <= tol))) {
+          os << "element " << i << ": expected " << e << ", got " << a;
+          return os.str();
+        }
+        break;
+      }
+      case OT::TENSOR_INT32:
+      case OT::TENSOR_BOOL8: {
+        const double a = got.type == OT::TENSOR_BOOL8 ? (got.raw(i) != 0 ? 1 : 0) : static_cast<double>(got.raw(i));
+        if (a != e) {
+          os << "element " << i << ": expected " << e << ", got " << got.raw(i);
+          return os.str();
+        }
+        break;
+      }
+      default: {
+        const std::int64_t want = quantize(e, got.scale, got.zp, got.type);
+        const std::int64_t have = got.raw(i);
+        if (std::abs(have - want) > (exact ? 0 : quant_tol)) {
+          os << "element " << i << ": expected q=" << want << " (real " << e << "), got q=" << have;
+          return os.str();
+        }
+        break;
+      }
+    }
+  }
+  return {};
+}
+
+/// The output shape expected of ARGMAX/ARGMIN.
+dims_t arg_dims(const dims_t& in, std::size_t axis) {
+  if (in.size() == 1) return {1};
+  dims_t out;
+  for (std::size_t d = 0; d < in.size(); ++d)
+    if (d != axis) out.push_back(in[d]);
+  return out;
+}
+
+/// ARGMAX/ARGMIN oracle: first index of the extreme value (ties: smallest index).
+std::vector<double> expect_arg(const tensor& x, std::size_t axis, bool is_min) {
+  std::vector<bool> mask(x.dims.size(), false);
+  mask[axis] = true;
+  std::vector<double> out;
+  for (const auto& g : reduction_groups(x.dims, mask)) {
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < g.size(); ++j) {
+      const double v = x.real(g[j]), b = x.real(g[best]);
+      if (is_min ? v < b : v > b) best = j;
+    }
+    out.push_back(static_cast<double>(best));
+  }
+  return out;
+}
+
+/// TOPK_V2 oracle by counting: element i of a row lands at position
+/// #{j : v_j > v_i} + #{j : v_j == v_i, j > i} (ties: larger index first).
+void expect_topk(const tensor& x, std::size_t k, std::vector<double>& vals, std::vector<double>& idx) {
+  const std::size_t n = x.dims.back();
+  const std::size_t rows = x.count() / n;
+  vals.assign(rows * k, 0);
+  idx.assign(rows * k, 0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::size_t pos = 0;
+      const double vi = x.real(r * n + i);
+      for (std::size_t j = 0; j < n; ++j) {
+        const double vj = x.real(r * n + j);
+        if (vj > vi || (vj == vi && j > i)) ++pos;
+      }
+      if (pos < k) {
+        vals[r * k + pos] = vi;
+        idx[r * k + pos] = static_cast<double>(i);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Random cases
+// ---------------------------------------------------------------------------------
+
+int uni(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+dims_t random_dims(std::mt19937& rng, int min_rank, int max_rank, int max_ext) {
+  dims_t d(static_cast<std::size_t>(uni(rng, min_rank, max_rank)));
+  for (auto& e : d) e = static_cast<std::uint32_t>(uni(rng, 1, max_ext));
+  return d;
+}
+
+/// A random axes list for `rank`: a random subset (maybe empty), entries sometimes
+/// negative and sometimes repeated, in random order.
+std::vector<std::int32_t> random_axes(std::mt19937& rng, std::size_t rank) {
+  std::vector<std::int32_t> a;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (uni(rng, 0, 2) != 0) a.push_back(static_cast<std::int32_t>(d));
+  if (a.empty() && uni(rng, 0, 5) != 0) a.push_back(uni(rng, 0, static_cast<int>(rank) - 1));
+  for (auto& v : a)
+    if (uni(rng, 0, 2) == 0) v -= static_cast<std::int32_t>(rank);
+  if (!a.empty() && uni(rng, 0, 3) == 0)
+    a.push_back(a[static_cast<std::size_t>(uni(rng, 0, static_cast<int>(a.size()) - 1))]);
+  std::shuffle(a.begin(), a.end(), rng);
+  return a;
+}
+
+/// Values whose float sums and products are exact: multiples of 1/64 in [-2, 2]
+/// (sums), powers of two and 0 (products); quant8 and bool8 use their whole range.
+void fill_for(OpT op, tensor& t, std::mt19937& rng) {
+  for (std::size_t i = 0; i < t.count(); ++i) {
+    switch (t.type) {
+      case OT::TENSOR_FLOAT32:
+      case OT::TENSOR_FLOAT16:
+        if (op == OpT::REDUCE_PROD) {
+          static constexpr double f[] = {0.5, 1.0, 2.0, -0.5, -1.0, -2.0, 0.0};
+          t.put(i, f[uni(rng, 0, uni(rng, 0, 9) == 0 ? 6 : 5)]);
+        } else {
+          t.put(i, uni(rng, -128, 128) / 64.0);
+        }
+        break;
+      case OT::TENSOR_INT32: t.put(i, uni(rng, -1000, 1000)); break;
+      case OT::TENSOR_QUANT8_ASYMM: t.put(i, uni(rng, 0, 255)); break;
+      case OT::TENSOR_QUANT8_ASYMM_SIGNED: t.put(i, uni(rng, -128, 127)); break;
+      case OT::TENSOR_BOOL8: t.put(i, uni(rng, 0, 3) == 0 ? 0 : uni(rng, 1, 255)); break;
+      default: FAIL("fill_for: unexpected type");
+    }
+  }
+}
+
+std::vector<OT> reduce_types(OpT op) {
+  switch (op) {
+    case OpT::MEAN:
+    case OpT::REDUCE_MAX:
+    case OpT::REDUCE_MIN:
+      return {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED};
+    case OpT::REDUCE_SUM:
+    case OpT::REDUCE_PROD: return {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16};
+    default: return {OT::TENSOR_BOOL8};
+  }
+}
+
+/// keep_dims operand of `op`: INT32 for MEAN (any positive value keeps), BOOL otherwise.
+tensor keep_operand(OpT op, bool keep, std::mt19937* rng = nullptr) {
+  if (op == OpT::MEAN) return scalar_i32(keep ? (rng ? uni(*rng, 1, 3) : 1) : (rng ? -uni(*rng, 0, 2) : 0));
+  return scalar_bool(keep);
+}
+
+constexpr std::array reduce_ops{OpT::MEAN,       OpT::REDUCE_SUM, OpT::REDUCE_PROD, OpT::REDUCE_MAX,
+                                OpT::REDUCE_MIN, OpT::REDUCE_ANY, OpT::REDUCE_ALL};
+
+// =================================================================================
+// Tests
+// =================================================================================
+
+TEST_CASE("reduce plan: extents of 1 dropped, same-kind neighbours merged") {
+  const dims_t d{2, 1, 3, 4};
+  // Axes 1 and 2 reduced: [2] kept, [1*3] reduced, [4] kept inner.
+  auto p = kn::make_reduce_plan(d, [](std::size_t a) { return a == 1 || a == 2; });
+  CHECK(p.inner == 4);
+  CHECK(p.run == 1);
+  CHECK(p.reduced_count == 3);
+  REQUIRE(p.outer_levels == 1);
+  CHECK(p.outer[0].extent == 2);
+  CHECK(p.outer[0].stride == 12);
+  REQUIRE(p.reduced_levels == 1);
+  CHECK(p.reduced[0].stride == 4);
+  // Axes 0 and 3 reduced: reduced [2] outer, kept [3], trailing reduced run [4].
+  p = kn::make_reduce_plan(d, [](std::size_t a) { return a == 0 || a == 3; });
+  CHECK(p.inner == 1);
+  CHECK(p.run == 4);
+  CHECK(p.reduced_count == 8);
+  CHECK(p.outer_levels == 1);
+  CHECK(p.reduced_levels == 1);
+  // Nothing reduced: one inner group of 24.
+  p = kn::make_reduce_plan(d, [](std::size_t) { return false; });
+  CHECK(p.inner == 24);
+  CHECK(p.reduced_count == 1);
+}
+
+TEST_CASE("reductions: random shapes, axes and keep_dims against the real-number oracle") {
+  std::mt19937 seeds(20240611);
+  int cases = 0;
+  for (OpT op : reduce_ops) {
+    for (OT type : reduce_types(op)) {
+      for (int n = 0; n < 40; ++n) {
+        const unsigned seed = seeds();
+        std::mt19937 rng(seed);
+        const dims_t dims = random_dims(rng, 1, 4, op == OpT::REDUCE_PROD ? 3 : 5);
+        const auto axes = random_axes(rng, dims.size());
+        const bool keep = uni(rng, 0, 1) == 1;
+        const float scale = is_quant8(type) ? 0.05f * static_cast<float>(uni(rng, 1, 40)) : 0.0f;
+        const std::int32_t zp = is_quant8(type) ? static_cast<std::int32_t>(uni(rng, static_cast<int>(qmin(type)),
+                                                                               static_cast<int>(qmax(type))))
+                                                : 0;
+        tensor x = make_tensor(type, dims, scale, zp);
+        fill_for(op, x, rng);
+        const auto mask = mask_of(dims.size(), axes);
+        CAPTURE(seed);
+        INFO(str(op), " ", str(type), " dims ", str(dims), " keep ", keep);
+        const tensor y = run_ok1(op, {x, axes_of(axes), keep_operand(op, keep, &rng)}, decl(type, {}, scale, zp));
+        CHECK(y.dims == reduced_dims(dims, mask, keep));
+        const bool exact = op == OpT::REDUCE_MAX || op == OpT::REDUCE_MIN;
+        const std::string err = compare(y, expect_reduce(op, x, mask), exact);
+        CHECK_MESSAGE(err.empty(), err);
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases == 40 * 18);
+}
+
+TEST_CASE("reductions: quant8 signed results are the unsigned ones minus 128, bit for bit") {
+  std::mt19937 seeds(77);
+  for (OpT op : {OpT::MEAN, OpT::REDUCE_MAX, OpT::REDUCE_MIN}) {
+    for (int n = 0; n < 60; ++n) {
+      const unsigned seed = seeds();
+      std::mt19937 rng(seed);
+      const dims_t dims = random_dims(rng, 1, 4, 6);
+      const auto axes = random_axes(rng, dims.size());
+      const bool keep = uni(rng, 0, 1) == 1;
+      const float scale = 0.1f * static_cast<float>(uni(rng, 1, 20));
+      const std::int32_t zp = uni(rng, 0, 255);
+      tensor x = make_tensor(OT::TENSOR_QUANT8_ASYMM, dims, scale, zp);
+      fill_for(op, x, rng);
+      CAPTURE(seed);
+      INFO(str(op), " dims ", str(dims));
+      const std::vector<tensor> ins{x, axes_of(axes), keep_operand(op, keep)};
+      const tensor u = run_ok1(op, ins, decl(OT::TENSOR_QUANT8_ASYMM, {}, scale, zp));
+      const tensor s =
+          run_ok1(op, {to_signed(x), ins[1], ins[2]}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, scale, zp - 128));
+      REQUIRE(u.dims == s.dims);
+      for (std::size_t i = 0; i < u.count(); ++i) REQUIRE(s.raw(i) == u.raw(i) - 128);
+    }
+  }
+}
+
+TEST_CASE("MEAN quantized: floor of the exact mean of the stored values (AOSP for unsigned)") {
+  // Rows [1, 2] (mean 1.5 -> 1) and [255, 254, 254] (mean 254.33 -> 254).
+  const tensor x = values(OT::TENSOR_QUANT8_ASYMM, {2, 2}, {1, 2, 254, 255}, 0.5f, 3);
+  const tensor y = run_ok1(OpT::MEAN, {x, axes_of({1}), scalar_i32(0)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 3));
+  CHECK(y.dims == dims_t{2});
+  CHECK(y.raw(0) == 1);
+  CHECK(y.raw(1) == 254);
+  // Signed: [-1, 0] has mean -0.5: floor gives -1 (AOSP's truncation would give 0).
+  const tensor s = values(OT::TENSOR_QUANT8_ASYMM_SIGNED, {1, 2}, {-1, 0}, 0.5f, 0);
+  const tensor m =
+      run_ok1(OpT::MEAN, {s, axes_of({-1}), scalar_i32(1)}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 0.5f, 0));
+  CHECK(m.dims == dims_t{1, 1});
+  CHECK(m.raw(0) == -1);
+  // Large reductions accumulate exactly: 4096 elements of 255.
+  tensor big = make_tensor(OT::TENSOR_QUANT8_ASYMM, {4096}, 1.0f, 0);
+  for (std::size_t i = 0; i < big.count(); ++i) big.put(i, 255);
+  CHECK(run_ok1(OpT::MEAN, {big, axes_of({0}), scalar_i32(0)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f, 0)).raw(0) ==
+        255);
+}
+
+TEST_CASE("float32 sums fold in increasing input order, bit-exact with a sequential float sum") {
+  std::mt19937 rng(5);
+  const dims_t dims{3, 5, 4, 6};
+  tensor x = make_tensor(OT::TENSOR_FLOAT32, dims);
+  std::uniform_real_distribution<float> u(-1000.0f, 1000.0f);
+  for (std::size_t i = 0; i < x.count(); ++i) x.put(i, u(rng));
+  for (const std::vector<std::int32_t>& axes : std::vector<std::vector<std::int32_t>>{
+           {0}, {1}, {3}, {0, 2}, {1, 3}, {0, 1, 2, 3}, {-1, 0}, {2, 1}}) {
+    const auto mask = mask_of(dims.size(), axes);
+    INFO("axes mask ", mask[0], mask[1], mask[2], mask[3]);
+    const tensor y = run_ok1(OpT::REDUCE_SUM, {x, axes_of(axes), scalar_bool(false)}, decl(OT::TENSOR_FLOAT32));
+    const tensor m = run_ok1(OpT::MEAN, {x, axes_of(axes), scalar_i32(0)}, decl(OT::TENSOR_FLOAT32));
+    const auto groups = reduction_groups(dims, mask);
+    REQUIRE(y.count() == groups.size());
+    for (std::size_t o = 0; o < groups.size(); ++o) {
+      float s = 0.0f;
+      for (auto i : groups[o]) s += x.get<float>(i);
+      CHECK(y.get<float>(o) == s);
+      CHECK(m.get<float>(o) == s / static_cast<float>(groups[o].size()));
+    }
+  }
+}
+
+/// Runs kernel `k` on (x, axes, keep) into a buffer between guards; the output bytes.
+std::vector<std::byte> run_direct(void (*k)(const nnhal::ops::kernel_io&), OpT op, const tensor& x,
+                                  const std::vector<std::int32_t>& axes, bool& guards_ok) {
+  const std::vector<tensor> ins{x, axes_of(axes), keep_operand(op, false)};
+  auto shapes = infer(op, ins, {decl(OT::TENSOR_FLOAT32)}, true);
+  REQUIRE(shapes.ok());
+  const auto in = descs_of(ins);
+  tensor y = make_tensor(OT::TENSOR_FLOAT32, (*shapes)[0]);
+  operand_desc od = desc_of(y);
+  od.value = nullptr;
+  od.value_size = 0;
+  const std::vector<operand_desc> outs{od};
+  constexpr std::size_t guard = 64 + 4;  // + 4: the output starts misaligned for any batch
+  std::vector<std::byte> buf(guard + y.bytes.size() + guard, guard_byte);
+  std::byte* data[1] = {buf.data() + guard};
+  nnhal::exec::serial_context serial;
+  k(nnhal::ops::kernel_io{in, outs, data, &serial});
+  for (std::size_t i = 0; i < guard; ++i)
+    if (buf[i] != guard_byte || buf[buf.size() - 1 - i] != guard_byte) guards_ok = false;
+  return {buf.begin() + guard, buf.end() - guard};
+}
+
+TEST_CASE("float32 vectorized reductions equal the scalar reference (tails, rows, columns)") {
+  namespace ops = nnhal::ops;
+  struct variant {
+    OpT op;
+    void (*ref)(const ops::kernel_io&);
+    void (*vec)(const ops::kernel_io&);
+    bool order_free;
+  };
+  const variant variants[] = {
+      {OpT::REDUCE_SUM, ops::reduce_sum::reference<ty::f32>, ops::reduce_sum::vectorized_f32, false},
+      {OpT::REDUCE_PROD, ops::reduce_prod::reference<ty::f32>, ops::reduce_prod::vectorized_f32, false},
+      {OpT::REDUCE_MAX, ops::reduce_max::reference<ty::f32>, ops::reduce_max::vectorized_f32, true},
+      {OpT::REDUCE_MIN, ops::reduce_min::reference<ty::f32>, ops::reduce_min::vectorized_f32, true},
+      {OpT::MEAN, ops::mean::reference<ty::f32>, ops::mean::vectorized_f32, false},
+  };
+  const std::uint32_t lanes = static_cast<std::uint32_t>(kn::f32_batch::size);
+  std::vector<std::uint32_t> sizes;
+  for (std::uint32_t n = 1; n <= 2 * lanes + 1; ++n) sizes.push_back(n);
+  for (std::uint32_t n : {15u, 16u, 17u, 31u, 32u, 33u, 257u}) sizes.push_back(n);
+  std::mt19937 rng(99);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  int compared = 0;
+  for (const auto& v : variants) {
+    for (std::uint32_t n : sizes) {
+      // Columns ([outer, reduced, n] over axis 1), rows ([outer, n] over the last axis),
+      // and a reduced axis between two kept ones wider than a tile.
+      const std::vector<std::pair<dims_t, std::vector<std::int32_t>>> shapes{
+          {{2, 3, n}, {1}}, {{3, n}, {-1}}, {{2, n, 5}, {0, 2}}, {{n, 2, 3}, {0}}};
+      for (const auto& [dims, axes] : shapes) {
+        tensor x = make_tensor(OT::TENSOR_FLOAT32, dims);
+        for (std::size_t i = 0; i < x.count(); ++i) {
+          const int r = uni(rng, 0, 40);
+          double val = std::uniform_real_distribution<double>(-3.0, 3.0)(rng);
+          if (v.op == OpT::REDUCE_PROD) val = std::uniform_real_distribution<double>(0.5, 1.5)(rng) * (r % 2 ? 1 : -1);
+          if (v.order_free && r == 0) val = nan;
+          if (v.order_free && r == 1) val = r % 2 ? inf : -inf;
+          if (r == 2) val = 0.0;
+          x.put(i, val);
+        }
+        INFO(str(v.op), " dims ", str(dims));
+        bool guards_ok = true;
+        const auto want = run_direct(v.ref, v.op, x, axes, guards_ok);
+        const auto got = run_direct(v.vec, v.op, x, axes, guards_ok);
+        CHECK(guards_ok);
+        REQUIRE(want.size() == got.size());
+        for (std::size_t i = 0; i < want.size() / 4; ++i) {
+          float a, b;
+          std::memcpy(&a, want.data() + 4 * i, 4);
+          std::memcpy(&b, got.data() + 4 * i, 4);
+          if (v.order_free) CHECK((a == b || (std::isnan(a) && std::isnan(b))));  // +0/-0 ties may differ
+          else CHECK(std::memcmp(&a, &b, 4) == 0);
+        }
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared == 5 * 4 * static_cast<int>(sizes.size()));
+}
+
+TEST_CASE("float16 reductions accumulate in float32") {
+  // 4096 ones: a half-precision accumulator stops at 2048.
+  tensor x = make_tensor(OT::TENSOR_FLOAT16, {4096});
+  for (std::size_t i = 0; i < x.count(); ++i) x.put(i, 1.0);
+  const tensor s = run_ok1(OpT::REDUCE_SUM, {x, axes_of({0}), scalar_bool(false)}, decl(OT::TENSOR_FLOAT16));
+  CHECK(s.real(0) == 4096.0);
+  // 2048 and 0 alternating: a half-precision sum would overflow to infinity.
+  for (std::size_t i = 0; i < x.count(); ++i) x.put(i, i % 2 ? 0.0 : 2048.0);
+  const tensor m = run_ok1(OpT::MEAN, {x, axes_of({0}), scalar_i32(0)}, decl(OT::TENSOR_FLOAT16));
+  CHECK(m.real(0) == 1024.0);
+}
+
+TEST_CASE("float edges: zero times infinity, infinities and NaN in MAX/MIN") {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (OT t : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16}) {
+    INFO(str(t));
+    // REDUCE_PROD: a zero factor wins over infinity (AOSP), otherwise IEEE.
+    const tensor p = values(t, {2, 3}, {inf, 0.0, 3.0, -2.0, inf, 0.5});
+    const tensor py = run_ok1(OpT::REDUCE_PROD, {p, axes_of({1}), scalar_bool(false)}, decl(t));
+    CHECK(py.real(0) == 0.0);
+    CHECK(py.real(1) == -inf);
+    // MAX/MIN: NaN inputs are skipped; infinities are results like any other value.
+    const tensor m = values(t, {3, 2}, {nan, 1.0, -inf, -inf, inf, nan});
+    const tensor mx = run_ok1(OpT::REDUCE_MAX, {m, axes_of({1}), scalar_bool(true)}, decl(t));
+    CHECK(mx.dims == dims_t{3, 1});
+    CHECK(mx.real(0) == 1.0);
+    CHECK(mx.real(1) == -inf);
+    CHECK(mx.real(2) == inf);
+    const tensor mn = run_ok1(OpT::REDUCE_MIN, {m, axes_of({-1}), scalar_bool(false)}, decl(t));
+    CHECK(mn.real(0) == 1.0);
+    CHECK(mn.real(1) == -inf);
+    CHECK(mn.real(2) == inf);
+  }
+}
+
+TEST_CASE("REDUCE_ANY / REDUCE_ALL read any non-zero byte as true and write 0 or 1") {
+  const tensor x = values(OT::TENSOR_BOOL8, {3, 2}, {0, 0, 0, 7, 200, 1});
+  const tensor any = run_ok1(OpT::REDUCE_ANY, {x, axes_of({1}), scalar_bool(false)}, decl(OT::TENSOR_BOOL8));
+  const tensor all = run_ok1(OpT::REDUCE_ALL, {x, axes_of({1}), scalar_bool(false)}, decl(OT::TENSOR_BOOL8));
+  CHECK(any.raw(0) == 0);
+  CHECK(any.raw(1) == 1);
+  CHECK(any.raw(2) == 1);
+  CHECK(all.raw(0) == 0);
+  CHECK(all.raw(1) == 0);
+  CHECK(all.raw(2) == 1);
+}
+
+TEST_CASE("reductions: output shapes (repeated and negative axes, keep_dims, everything reduced)") {
+  const tensor x = make_tensor(OT::TENSOR_FLOAT32, {4, 3, 2});
+  auto shape = [&](OpT op, std::vector<std::int32_t> axes, bool keep) {
+    auto r = infer(op, {x, axes_of(axes), keep_operand(op, keep)}, {decl(OT::TENSOR_FLOAT32)}, true);
+    REQUIRE_MESSAGE(r.ok(), r.err().message);
+    return (*r)[0];
+  };
+  for (OpT op : {OpT::MEAN, OpT::REDUCE_SUM}) {
+    CHECK(shape(op, {1, 0, -3, -3}, false) == dims_t{2});
+    CHECK(shape(op, {0, 2}, true) == dims_t{1, 3, 1});
+    CHECK(shape(op, {0, 1, 2}, false) == dims_t{1});
+    CHECK(shape(op, {-1, -2, -3}, true) == dims_t{1, 1, 1});
+    CHECK(shape(op, {}, false) == dims_t{4, 3, 2});
+  }
+  // MEAN's keep_dims is an INT32: positive keeps, zero and negative do not.
+  auto mean_shape = [&](std::int32_t keep) {
+    auto r = infer(OpT::MEAN, {x, axes_of({1}), scalar_i32(keep)}, {decl(OT::TENSOR_FLOAT32)}, true);
+    REQUIRE(r.ok());
+    return (*r)[0];
+  };
+  CHECK(mean_shape(5) == dims_t{4, 1, 2});
+  CHECK(mean_shape(0) == dims_t{4, 2});
+  CHECK(mean_shape(-1) == dims_t{4, 2});
+  // An empty axes list reduces nothing: the values pass through.
+  const tensor v = values(OT::TENSOR_FLOAT32, {2, 2}, {1, -2, 3, -4});
+  const tensor y = run_ok1(OpT::REDUCE_MAX, {v, axes_of({}), scalar_bool(false)}, decl(OT::TENSOR_FLOAT32));
+  CHECK(y.dims == dims_t{2, 2});
+  CHECK(compare(y, {1, -2, 3, -4}, true).empty());
+}
+
+TEST_CASE("reductions: shape inference at validation time (unknown extents, axes, rank)") {
+  const tensor unknown_ext = decl(OT::TENSOR_FLOAT32, {0, 3, 0});
+  auto validate = [&](const tensor& in, const tensor& axes, const tensor& keep) {
+    return infer(OpT::REDUCE_SUM, {in, axes, keep}, {decl(OT::TENSOR_FLOAT32)}, false);
+  };
+  auto r = validate(unknown_ext, axes_of({1}), scalar_bool(true));
+  REQUIRE(r.ok());
+  CHECK((*r)[0] == dims_t{0, 1, 0});
+  r = validate(unknown_ext, axes_of({-1}), scalar_bool(false));
+  REQUIRE(r.ok());
+  CHECK((*r)[0] == dims_t{0, 3});
+  // Axes not constant: the rank is known only with keep_dims = true.
+  r = validate(unknown_ext, decl(OT::TENSOR_INT32, {2}), scalar_bool(true));
+  REQUIRE(r.ok());
+  CHECK((*r)[0] == dims_t{0, 0, 0});
+  r = validate(unknown_ext, decl(OT::TENSOR_INT32, {2}), scalar_bool(false));
+  REQUIRE(r.ok());
+  CHECK((*r)[0].empty());
+  // keep_dims not constant: rank unknown.
+  r = validate(unknown_ext, axes_of({0}), decl(OT::BOOL));
+  REQUIRE(r.ok());
+  CHECK((*r)[0].empty());
+  // Unknown input rank: nothing known, nothing rejected.
+  r = validate(decl(OT::TENSOR_FLOAT32, {}), axes_of({7}), scalar_bool(true));
+  REQUIRE(r.ok());
+  CHECK((*r)[0].empty());
+  // Axes are range-checked as soon as the rank is known.
+  r = validate(unknown_ext, axes_of({0, 3}), scalar_bool(true));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.err().message.find("axes[1]: 3 outside [-3, 3)") != std::string::npos);
+}
+
+TEST_CASE("reductions: bad operands are rejected with the operand named") {
+  const tensor x = make_tensor(OT::TENSOR_FLOAT32, {2, 3});
+  auto err = [&](OpT op, const std::vector<tensor>& ins, const tensor& out) {
+    auto r = infer(op, ins, {out}, true);
+    return r.ok() ? std::string() : r.err().message;
+  };
+  for (OpT op : {OpT::MEAN, OpT::REDUCE_SUM, OpT::REDUCE_MAX}) {
+    INFO(str(op));
+    CHECK(err(op, {x, axes_of({2}), keep_operand(op, false)}, decl(OT::TENSOR_FLOAT32)).find("axes[0]: 2 outside") !=
+          std::string::npos);
+    CHECK(err(op, {x, axes_of({0, -3}), keep_operand(op, false)}, decl(OT::TENSOR_FLOAT32)).find("axes[1]: -3") !=
+          std::string::npos);
+    tensor axes2d = axes_of({0, 1});
+    axes2d.dims = {1, 2};
+    CHECK(err(op, {x, axes2d, keep_operand(op, false)}, decl(OT::TENSOR_FLOAT32)).find("axes: must be a 1-D") !=
+          std::string::npos);
+    const tensor rank5 = make_tensor(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 2});
+    CHECK(err(op, {rank5, axes_of({0}), keep_operand(op, false)}, decl(OT::TENSOR_FLOAT32)).find("input: rank 5") !=
+          std::string::npos);
+  }
+  // Quantized MEAN / MAX / MIN outputs must keep the input's scale and zero point.
+  const tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {2, 3}, 0.5f, 10);
+  for (OpT op : {OpT::MEAN, OpT::REDUCE_MAX, OpT::REDUCE_MIN}) {
+    INFO(str(op));
+    CHECK(err(op, {q, axes_of({0}), keep_operand(op, false)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.25f, 10))
+              .find("output: scale") != std::string::npos);
+    CHECK(err(op, {q, axes_of({0}), keep_operand(op, false)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 11))
+              .find("output: scale") != std::string::npos);
+    CHECK(err(op, {q, axes_of({0}), keep_operand(op, false)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 10)).empty());
+  }
+}
+
+TEST_CASE("reductions: zero-sized inputs") {
+  // A zero extent that is kept gives a zero-sized output for every reduction.
+  for (OpT op : reduce_ops) {
+    const OT t = reduce_types(op)[0];
+    INFO(str(op));
+    const tensor x = make_tensor(t, {0, 3});
+    const tensor y = run_ok1(op, {x, axes_of({1}), keep_operand(op, true)}, decl(t));
+    CHECK(y.dims == dims_t{0, 1});
+  }
+  // Reducing a zero extent: identities where they exist, an error otherwise.
+  const tensor e32 = make_tensor(OT::TENSOR_FLOAT32, {2, 0});
+  const tensor eb = make_tensor(OT::TENSOR_BOOL8, {2, 0});
+  auto reduce_empty = [](OpT op, const tensor& x) {
+    return run_ok1(op, {x, axes_of({1}), scalar_bool(false)}, decl(x.type));
+  };
+  CHECK(compare(reduce_empty(OpT::REDUCE_SUM, e32), {0, 0}, true).empty());
+  CHECK(compare(reduce_empty(OpT::REDUCE_PROD, e32), {1, 1}, true).empty());
+  CHECK(compare(reduce_empty(OpT::REDUCE_ANY, eb), {0, 0}).empty());
+  CHECK(compare(reduce_empty(OpT::REDUCE_ALL, eb), {1, 1}).empty());
+  for (OpT op : {OpT::MEAN, OpT::REDUCE_MAX, OpT::REDUCE_MIN}) {
+    INFO(str(op));
+    const std::string e = run_error(op, {e32, axes_of({-1}), keep_operand(op, false)}, {decl(OT::TENSOR_FLOAT32)});
+    CHECK(e.find("input: dimension 1 of [2, 0] is reduced but has extent 0") != std::string::npos);
+  }
+}
+
+TEST_CASE("ARGMAX / ARGMIN: random inputs with many ties against the oracle") {
+  std::mt19937 seeds(31337);
+  for (bool is_min : {false, true}) {
+    const OpT op = is_min ? OpT::ARGMIN : OpT::ARGMAX;
+    for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_INT32, OT::TENSOR_QUANT8_ASYMM,
+                    OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+      for (int n = 0; n < 30; ++n) {
+        const unsigned seed = seeds();
+        std::mt19937 rng(seed);
+        const dims_t dims = random_dims(rng, 1, 5, 5);
+        const int rank = static_cast<int>(dims.size());
+        const std::int32_t axis = uni(rng, -rank, rank - 1);
+        tensor x = make_tensor(type, dims, is_quant8(type) ? 0.5f : 0.0f, is_quant8(type) ? 3 : 0);
+        for (std::size_t i = 0; i < x.count(); ++i) {
+          const int v = uni(rng, -3, 3);  // few distinct values: ties everywhere
+          x.put(i, type == OT::TENSOR_QUANT8_ASYMM ? v + 100 : v);
+        }
+        CAPTURE(seed);
+        INFO(str(op), " ", str(type), " dims ", str(dims), " axis ", axis);
+        const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+        const tensor y = run_ok1(op, {x, scalar_i32(axis)}, decl(OT::TENSOR_INT32));
+        CHECK(y.dims == arg_dims(dims, a));
+        const std::string err = compare(y, expect_arg(x, a, is_min));
+        CHECK_MESSAGE(err.empty(), err);
+        if (type == OT::TENSOR_QUANT8_ASYMM) {
+          const tensor s = run_ok1(op, {to_signed(x), scalar_i32(axis)}, decl(OT::TENSOR_INT32));
+          CHECK(s.bytes == y.bytes);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ARGMAX / ARGMIN: ties go to the smallest index; NaN never wins after the first element") {
+  const tensor x = values(OT::TENSOR_FLOAT32, {2, 4}, {1, 5, 5, 2, 7, 7, 7, 7});
+  CHECK(compare(run_ok1(OpT::ARGMAX, {x, scalar_i32(1)}, decl(OT::TENSOR_INT32)), {1, 0}).empty());
+  CHECK(compare(run_ok1(OpT::ARGMIN, {x, scalar_i32(-1)}, decl(OT::TENSOR_INT32)), {0, 0}).empty());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const tensor n = values(OT::TENSOR_FLOAT32, {2, 3}, {1, nan, 3, nan, 5, 6});
+  const tensor mx = run_ok1(OpT::ARGMAX, {n, scalar_i32(1)}, decl(OT::TENSOR_INT32));
+  CHECK(compare(mx, {2, 0}).empty());  // the AOSP reference's strict comparisons behave alike
+  // Rank 1: the output is [1] (AOSP, b/155660285), not a rank 0 tensor.
+  const tensor r1 = values(OT::TENSOR_FLOAT32, {3}, {1, 2, 4});
+  const tensor y = run_ok1(OpT::ARGMAX, {r1, scalar_i32(0)}, decl(OT::TENSOR_INT32));
+  CHECK(y.dims == dims_t{1});
+  CHECK(y.raw(0) == 2);
+}
+
+TEST_CASE("ARGMAX / ARGMIN: shape inference and bad operands") {
+  auto err = [](OpT op, const tensor& x, const tensor& axis, bool executing) {
+    auto r = infer(op, {x, axis}, {decl(OT::TENSOR_INT32)}, executing);
+    return r.ok() ? std::string() : r.err().message;
+  };
+  const tensor x = make_tensor(OT::TENSOR_FLOAT32, {2, 3, 4});
+  for (OpT op : {OpT::ARGMAX, OpT::ARGMIN}) {
+    INFO(str(op));
+    CHECK(err(op, x, scalar_i32(3), true).find("axis: 3 outside [-3, 3)") != std::string::npos);
+    CHECK(err(op, x, scalar_i32(-4), false).find("axis: -4 outside") != std::string::npos);
+    CHECK(err(op, make_tensor(OT::TENSOR_FLOAT32, {2, 0}), scalar_i32(0), true).find("input: must be non-empty") !=
+          std::string::npos);
+    CHECK(err(op, make_tensor(OT::TENSOR_FLOAT32, {3}), scalar_i32(1), true).find("axis: 1 outside [-1, 1)") !=
+          std::string::npos);
+    auto r = infer(op, {decl(OT::TENSOR_FLOAT32, {0, 3, 0}), decl(OT::INT32)}, {decl(OT::TENSOR_INT32)}, false);
+    REQUIRE(r.ok());
+    CHECK((*r)[0] == dims_t{0, 0});
+    r = infer(op, {decl(OT::TENSOR_FLOAT32, {0, 3, 0}), scalar_i32(-3)}, {decl(OT::TENSOR_INT32)}, false);
+    REQUIRE(r.ok());
+    CHECK((*r)[0] == dims_t{3, 0});
+    r = infer(op, {decl(OT::TENSOR_FLOAT32, {}), scalar_i32(9)}, {decl(OT::TENSOR_INT32)}, false);
+    REQUIRE(r.ok());
+    CHECK((*r)[0].empty());
+  }
+}
+
+TEST_CASE("TOPK_V2: random rows with ties against the counting oracle, qu8/qs8 parity") {
+  std::mt19937 seeds(4242);
+  for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_INT32, OT::TENSOR_QUANT8_ASYMM,
+                  OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    for (int n = 0; n < 40; ++n) {
+      const unsigned seed = seeds();
+      std::mt19937 rng(seed);
+      const dims_t dims = random_dims(rng, 1, 4, 9);
+      const auto k = static_cast<std::int32_t>(uni(rng, 1, static_cast<int>(dims.back())));
+      tensor x = make_tensor(type, dims, is_quant8(type) ? 2.0f : 0.0f, is_quant8(type) ? 7 : 0);
+      const int spread = uni(rng, 0, 1) ? 4 : 100;
+      for (std::size_t i = 0; i < x.count(); ++i) {
+        const int v = uni(rng, -spread, spread);
+        x.put(i, type == OT::TENSOR_QUANT8_ASYMM ? v + 128 : (is_quant8(type) ? std::clamp(v, -128, 127) : v / 4.0));
+      }
+      CAPTURE(seed);
+      INFO(str(type), " dims ", str(dims), " k ", k);
+      const auto outs =
+          run_ok(OpT::TOPK_V2, {x, scalar_i32(k)}, {decl(type, {}, x.scale, x.zp), decl(OT::TENSOR_INT32)});
+      dims_t want = dims;
+      want.back() = static_cast<std::uint32_t>(k);
+      CHECK(outs[0].dims == want);
+      CHECK(outs[1].dims == want);
+      std::vector<double> vals, idx;
+      expect_topk(x, static_cast<std::size_t>(k), vals, idx);
+      const std::string ev = compare(outs[0], vals, true);
+      CHECK_MESSAGE(ev.empty(), ev);
+      const std::string ei = compare(outs[1], idx);
+      CHECK_MESSAGE(ei.empty(), ei);
+      if (type == OT::TENSOR_QUANT8_ASYMM) {
+        const auto s = run_ok(OpT::TOPK_V2, {to_signed(x), scalar_i32(k)},
+                              {decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, x.scale, x.zp - 128), decl(OT::TENSOR_INT32)});
+        for (std::size_t i = 0; i < outs[0].count(); ++i) REQUIRE(s[0].raw(i) == outs[0].raw(i) - 128);
+        CHECK(s[1].bytes == outs[1].bytes);
+      }
+    }
+  }
+}
+
+TEST_CASE("TOPK_V2: equal values list the larger index first; NaN ranks highest; -0 ties +0") {
+  const tensor x = values(OT::TENSOR_FLOAT32, {1, 6}, {3, 1, 3, 2, 3, 1});
+  auto outs = run_ok(OpT::TOPK_V2, {x, scalar_i32(6)}, {decl(OT::TENSOR_FLOAT32), decl(OT::TENSOR_INT32)});
+  CHECK(compare(outs[0], {3, 3, 3, 2, 1, 1}, true).empty());
+  CHECK(compare(outs[1], {4, 2, 0, 3, 5, 1}).empty());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const tensor n = values(OT::TENSOR_FLOAT32, {5}, {-0.0, nan, 0.0, std::numeric_limits<double>::infinity(), nan});
+  outs = run_ok(OpT::TOPK_V2, {n, scalar_i32(5)}, {decl(OT::TENSOR_FLOAT32), decl(OT::TENSOR_INT32)});
+  CHECK(compare(outs[1], {4, 1, 3, 2, 0}).empty());
+  CHECK(std::isnan(outs[0].real(0)));
+  CHECK(std::signbit(outs[0].real(4)));  // values are copied, -0 stays -0
+}
+
+TEST_CASE("TOPK_V2: shape inference and bad operands") {
+  auto err = [](const tensor& x, const tensor& k, const tensor& values_decl, bool executing) {
+    auto r = infer(OpT::TOPK_V2, {x, k}, {values_decl, decl(OT::TENSOR_INT32)}, executing);
+    return r.ok() ? std::string() : r.err().message;
+  };
+  const tensor x = make_tensor(OT::TENSOR_FLOAT32, {2, 3});
+  CHECK(err(x, scalar_i32(4), decl(OT::TENSOR_FLOAT32), true).find("k: 4 exceeds the last dimension's extent 3") !=
+        std::string::npos);
+  CHECK(err(x, scalar_i32(0), decl(OT::TENSOR_FLOAT32), true).find("k: 0 must be >= 1") != std::string::npos);
+  CHECK(err(x, scalar_i32(-2), decl(OT::TENSOR_FLOAT32), false).find("k: -2") != std::string::npos);
+  const tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {2, 3}, 0.5f, 1);
+  CHECK(err(q, scalar_i32(1), decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 2), true).find("values: scale") !=
+        std::string::npos);
+  // Validation: an unknown last extent cannot be checked against k yet.
+  auto r = infer(OpT::TOPK_V2, {decl(OT::TENSOR_FLOAT32, {5, 0}), scalar_i32(9)},
+                 {decl(OT::TENSOR_FLOAT32), decl(OT::TENSOR_INT32)}, false);
+  REQUIRE(r.ok());
+  CHECK((*r)[0] == dims_t{5, 9});
+  r = infer(OpT::TOPK_V2, {decl(OT::TENSOR_FLOAT32, {5, 4}), decl(OT::INT32)},
+            {decl(OT::TENSOR_FLOAT32), decl(OT::TENSOR_INT32)}, false);
+  REQUIRE(r.ok());
+  CHECK((*r)[1] == dims_t{5, 0});
+  // Zero rows: zero-sized outputs; a zero last extent leaves no valid k.
+  const auto outs =
+      run_ok(OpT::TOPK_V2, {make_tensor(OT::TENSOR_FLOAT32, {0, 4}), scalar_i32(2)},
+             {decl(OT::TENSOR_FLOAT32), decl(OT::TENSOR_INT32)});
+  CHECK(outs[0].dims == dims_t{0, 2});
+  CHECK(err(make_tensor(OT::TENSOR_FLOAT32, {3, 0}), scalar_i32(1), decl(OT::TENSOR_FLOAT32), true).find("k: 1") !=
+        std::string::npos);
+}
+
+TEST_CASE("unsupported type combinations do not bind") {
+  // REDUCE_SUM has no quant8 row; bind refuses rather than guessing.
+  ty::Operation operation{OpT::REDUCE_SUM, {0, 1, 2}, {3}};
+  const tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {2}, 1.0f, 0);
+  const auto in = descs_of({q, axes_of({0}), scalar_bool(false)});
+  const auto out = descs_of({decl(OT::TENSOR_QUANT8_ASYMM, {1}, 1.0f, 0)});
+  CHECK_FALSE(nnhal::ops::bind(nnhal::ops::bind_context{operation, in, out, false}).ok());
+}
+
+// ---------------------------------------------------------------------------------
+// End to end: one-operation models through prepare / execute
+// ---------------------------------------------------------------------------------
+
+TEST_CASE("models: golden cases through prepare and execute, with dynamic output shapes") {
+  // The spec's mean_quant8_2 example: [4, 3, 2] over axes {0, 2}, keep_dims.
+  std::vector<double> data(24);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<double>(i + 1);
+  const tensor x = values(OT::TENSOR_QUANT8_ASYMM, {4, 3, 2}, data, 0.8f, 5);
+  for (bool dynamic : {false, true}) {
+    INFO("dynamic output ", dynamic);
+    const dims_t declared = dynamic ? dims_t{0, 0, 0} : dims_t{1, 3, 1};
+    auto m = single(OpT::MEAN, {x, axes_of({0, 2}), scalar_i32(1)}, {decl(OT::TENSOR_QUANT8_ASYMM, declared, 0.8f, 5)});
+    const auto r = run_model(m);
+    REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
+    CHECK(r.outs[0].dims == dims_t{1, 3, 1});
+    CHECK(r.outs[0].raw(0) == 10);
+    CHECK(r.outs[0].raw(1) == 12);
+    CHECK(r.outs[0].raw(2) == 14);
+  }
+  // Axes as a model input (the CTS "all_tensors_as_inputs" variant).
+  {
+    auto m = single(OpT::REDUCE_MAX, {values(OT::TENSOR_FLOAT32, {3, 2}, {-1, -2, 3, 4, 5, -6}), axes_of({-1}),
+                                      scalar_bool(false)},
+                    {decl(OT::TENSOR_FLOAT32, {3})}, 2);
+    const auto r = run_model(m);
+    REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
+    CHECK(compare(r.outs[0], {-1, 4, 5}, true).empty());
+  }
+  // TOPK_V2 with its two outputs.
+  {
+    auto m = single(OpT::TOPK_V2, {values(OT::TENSOR_QUANT8_ASYMM, {2, 3}, {1, 2, 3, 251, 250, 249}, 2.0f, 128),
+                                   scalar_i32(2)},
+                    {decl(OT::TENSOR_QUANT8_ASYMM, {2, 2}, 2.0f, 128), decl(OT::TENSOR_INT32, {2, 2})});
+    const auto r = run_model(m);
+    REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
+    CHECK(compare(r.outs[1], {2, 1, 0, 1}).empty());
+    CHECK(r.outs[0].raw(0) == 3);
+    CHECK(r.outs[0].raw(3) == 250);
+  }
+  // ARGMIN on a rank 1 input reports [1].
+  {
+    auto m = single(OpT::ARGMIN, {values(OT::TENSOR_FLOAT32, {3}, {4, 1, 1}), scalar_i32(-1)},
+                    {decl(OT::TENSOR_INT32, {0})});
+    const auto r = run_model(m);
+    REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
+    CHECK(r.outs[0].dims == dims_t{1});
+    CHECK(r.outs[0].raw(0) == 1);
+  }
+}
+
+TEST_CASE("models: invalid operations fail at prepare or execution with INVALID_ARGUMENT") {
+  auto expect_fail = [](const one_op_model& m, const std::string& needle) {
+    const auto r = run_model(m);
+    CHECK(r.status == ty::ErrorStatus::INVALID_ARGUMENT);
+    CHECK_MESSAGE(r.message.find(needle) != std::string::npos, r.message);
+  };
+  const tensor x = values(OT::TENSOR_FLOAT32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  expect_fail(single(OpT::MEAN, {x, axes_of({2}), scalar_i32(0)}, {decl(OT::TENSOR_FLOAT32)}), "axes[0]: 2 outside");
+  expect_fail(single(OpT::TOPK_V2, {x, scalar_i32(4)}, {decl(OT::TENSOR_FLOAT32), decl(OT::TENSOR_INT32)}),
+              "k: 4 exceeds");
+  expect_fail(single(OpT::ARGMAX, {x, scalar_i32(-3)}, {decl(OT::TENSOR_INT32)}), "axis: -3 outside");
+  const tensor q = values(OT::TENSOR_QUANT8_ASYMM, {2}, {1, 2}, 1.0f, 0);
+  expect_fail(
+      single(OpT::REDUCE_MIN, {q, axes_of({0}), scalar_bool(false)}, {decl(OT::TENSOR_QUANT8_ASYMM, {}, 2.0f, 0)}),
+      "output: scale");
+  // Axes given at execution time are checked at execution time.
+  expect_fail(single(OpT::REDUCE_SUM, {x, axes_of({0, 5}), scalar_bool(true)}, {decl(OT::TENSOR_FLOAT32)}, 2),
+              "axes[1]: 5 outside");
+}
+
+}  // namespace
