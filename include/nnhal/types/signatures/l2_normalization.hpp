@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/softmax.hpp"  // detail::axis_norm
 
 namespace nnhal::types::sig {
 
@@ -21,6 +22,18 @@ struct l2_normalization {
   });
   // Trailing optional inputs that equal these defaults do not raise the version (axis -1).
   static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::INT32, -1}});
+
+  /// Output = input shape; rank 1..4 (other than 4 only since 1.2); axis in
+  /// [-rank, rank); quantized output scale 1/128, zeroPoint 128 / 0.
+  static result<shapes> infer(const infer_context& c) {
+    namespace an = detail::axis_norm;
+    if (c.outputs[0].type == T::TENSOR_QUANT8_ASYMM)
+      NNHAL_TRY(an::check_fixed_output_quant(c.outputs[0], 1.0f / 128, 128, "1/128"));
+    if (c.outputs[0].type == T::TENSOR_QUANT8_ASYMM_SIGNED)
+      NNHAL_TRY(an::check_fixed_output_quant(c.outputs[0], 1.0f / 128, 0, "1/128"));
+    an::raise_for_rank(c, {4});
+    return an::infer_along_axis(c, 1, 4);
+  }
 };
 
 }  // namespace nnhal::types::sig

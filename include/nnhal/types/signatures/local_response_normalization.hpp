@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/softmax.hpp"  // detail::axis_norm
 
 namespace nnhal::types::sig {
 
@@ -19,6 +20,14 @@ struct local_response_normalization {
   });
   // Trailing optional inputs that equal these defaults do not raise the version (axis -1).
   static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::INT32, -1}});
+
+  /// Output = input shape; rank 1..4 (other than 4 only since 1.2); axis in [-rank, rank).
+  /// The spec asks for a non-zero bias, but the CTS itself runs bias 0 (the AOSP CPU path
+  /// accepts any bias, alpha, beta and radius), so none of them is restricted here.
+  static result<shapes> infer(const infer_context& c) {
+    detail::axis_norm::raise_for_rank(c, {4});
+    return detail::axis_norm::infer_along_axis(c, 5, 4);
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/average_pool_2d.hpp"  // detail::pool2d, shared by the 2-D pools
 
 namespace nnhal::types::sig {
 
@@ -32,6 +33,8 @@ struct max_pool_2d {
   });
   // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC).
   static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}});
+  /// Output [batches, out_height, out_width, depth] (NCHW: [batches, depth, out_height, out_width]).
+  static result<shapes> infer(const infer_context& c) { return detail::pool2d::infer(c); }
 };
 
 }  // namespace nnhal::types::sig

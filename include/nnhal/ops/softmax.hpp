@@ -1,0 +1,200 @@
+// SOFTMAX kernels; contract in types/signatures/softmax.hpp. Each 1-D slice along the
+// axis becomes exp(beta (x - max)) / sum. Float: exp in float, the sum in double, f16
+// widened on load and rounded once on store. Quantized: the AOSP CPU fixed-point path,
+// bit for bit (Q5.26 scaled differences, gemmlowp exp_on_negative_values, a Q12.19 sum,
+// a Newton-Raphson reciprocal, output in 1/256 steps); the signed type differs only by
+// its -128 output offset, so qs8 is exactly qu8 - 128.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/pooling_norm.hpp"
+#include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
+#include "nnhal/ops/quant/fixed_point.hpp"
+#include "nnhal/types/signatures/softmax.hpp"
+
+namespace nnhal::ops::softmax {
+
+/// Integer bits of the scaled input differences (Q5.26) and of the sum of exps (Q12.19).
+inline constexpr int diff_integer_bits = 5;
+inline constexpr int sum_integer_bits = 12;
+
+/// beta * input_scale as a fixed-point multiplier for the differences x - max.
+struct quant_params {
+  std::int32_t multiplier = 0;  // Q0 mantissa
+  int left_shift = 0;
+  std::int32_t diff_min = 0;  // smaller differences fall outside Q5.26 and count as exp = 0
+};
+
+/// Computed once per (beta, input scale), at prepare when beta is a constant.
+inline quant_params make_quant_params(float beta, float input_scale) {
+  const double real = std::min(static_cast<double>(beta) * static_cast<double>(input_scale) *
+                                   static_cast<double>(std::int64_t{1} << (31 - diff_integer_bits)),
+                               static_cast<double>((std::int64_t{1} << 31) - 1));
+  const quant::fixed_multiplier m = quant::quantize_multiplier(real);
+  quant_params p;
+  if (m.shift >= 0) {
+    p.multiplier = m.mantissa_q31;
+    // A shift of 32 (beta * scale >= 32) leaves only the maximum itself above diff_min,
+    // whose difference is 0; 31 gives the same results without an undefined shift.
+    p.left_shift = std::min(m.shift, 31);
+  } else {
+    // beta * scale < 2^-26: the AOSP path rejects this; fold the shift into the mantissa.
+    p.multiplier = kernels::pool_norm::fixed::rounding_shift_right(m.mantissa_q31, -m.shift);
+  }
+  // The largest |difference| whose rescaled value still fits in Q5.26 (TFLite
+  // CalculateInputRadius), rounded towards zero.
+  const double radius = static_cast<double>((1 << diff_integer_bits) - 1) *
+                        static_cast<double>(std::int64_t{1} << (31 - diff_integer_bits)) /
+                        static_cast<double>(std::int64_t{1} << p.left_shift);
+  p.diff_min = -static_cast<std::int32_t>(std::floor(radius));
+  return p;
+}
+
+inline float beta_of(const operand_desc& d) {
+  return types::sig::detail::axis_norm::float_scalar(d).value_or(1.0f);
+}
+inline std::int32_t axis_of(const kernel_io& io) { return io.in.size() > 2 ? io.scalar<std::int32_t>(2, -1) : -1; }
+
+template <class S>
+void float_slices(const S* in, S* out, const kernels::pool_norm::axis_split& split, float beta) {
+  kernels::pool_norm::for_each_axis_slice(split, [&](std::size_t first, std::size_t stride, std::size_t count) {
+    float max_v = -std::numeric_limits<float>::infinity();
+    for (std::size_t k = 0; k < count; ++k) max_v = std::max(max_v, kernels::load_float(in[first + k * stride]));
+    double sum = 0.0;
+    for (std::size_t k = 0; k < count; ++k)
+      sum += static_cast<double>(std::exp((kernels::load_float(in[first + k * stride]) - max_v) * beta));
+    for (std::size_t k = 0; k < count; ++k) {
+      const double e = std::exp((kernels::load_float(in[first + k * stride]) - max_v) * beta);
+      out[first + k * stride] = kernels::store_float<S>(static_cast<float>(e / sum));
+    }
+  });
+}
+
+template <class S>
+void quant_slices(const S* in, S* out, const kernels::pool_norm::axis_split& split, const quant_params& p) {
+  namespace fx = kernels::pool_norm::fixed;
+  constexpr std::int32_t out_offset = std::numeric_limits<S>::min() < 0 ? -128 : 0;
+  constexpr std::int32_t qmin = std::numeric_limits<S>::min(), qmax = std::numeric_limits<S>::max();
+  // exp(beta * scale * diff) in Q0 for a difference diff <= 0 that is >= diff_min.
+  auto exp_of = [&p](std::int32_t diff) {
+    const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(diff) << p.left_shift);
+    return fx::exp_on_negative_values<diff_integer_bits>(fx::mul(shifted, p.multiplier));
+  };
+  kernels::pool_norm::for_each_axis_slice(split, [&](std::size_t first, std::size_t stride, std::size_t count) {
+    std::int32_t max_v = qmin;
+    for (std::size_t k = 0; k < count; ++k) max_v = std::max<std::int32_t>(max_v, in[first + k * stride]);
+    std::uint32_t sum = 0;  // Q12.19, wrapping like the upstream int32 sum
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::int32_t diff = std::int32_t{in[first + k * stride]} - max_v;
+      if (diff >= p.diff_min)
+        sum += static_cast<std::uint32_t>(fx::rescale(exp_of(diff), 0, sum_integer_bits));
+    }
+    // 1 / sum as (1 / (1 + x)) * 2^-num_bits_over_unit with sum = (1 + x) 2^num_bits_over_unit.
+    const int headroom_plus_one = std::countl_zero(sum);
+    const int num_bits_over_unit = sum_integer_bits - headroom_plus_one;
+    const auto shifted_sum_minus_one = static_cast<std::int32_t>(
+        static_cast<std::uint32_t>(std::uint64_t{sum} << headroom_plus_one) - (std::uint32_t{1} << 31));
+    const std::int32_t reciprocal = fx::one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::int32_t diff = std::int32_t{in[first + k * stride]} - max_v;
+      std::int32_t v = qmin;
+      if (diff >= p.diff_min) {
+        v = fx::rounding_shift_right(fx::mul(reciprocal, exp_of(diff)), num_bits_over_unit + 31 - 8) + out_offset;
+        v = std::clamp(v, qmin, qmax);
+      }
+      out[first + k * stride] = static_cast<S>(v);
+    }
+  });
+}
+
+/// Reference kernel; `p` is the precomputed quantized multiplier (ignored for floats).
+template <types::element E>
+void reference(const kernel_io& io, const std::optional<quant_params>& p) {
+  const auto in = io.input<E>(0);
+  auto out = io.output<E>(0);
+  if (out.size() == 0) return;
+  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
+  const float beta = beta_of(io.in[1]);
+  if constexpr (types::float_element<E>) {
+    float_slices(in.data, out.data, split, beta);
+  } else {
+    quant_slices(in.data, out.data, split, p ? *p : make_quant_params(beta, in.scale));
+  }
+}
+template <types::element E>
+void reference(const kernel_io& io) {
+  reference<E>(io, std::nullopt);
+}
+
+/// Float32 slices along the last axis (contiguous) in xsimd batches of Arch, exp by
+/// xsimd::exp and the sum in float32; other axes run the reference. Versus reference:
+/// within the CTS float32 tolerance (tests check it).
+template <class Arch>
+void vectorized(const kernel_io& io) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr std::size_t lanes = batch::size;
+  const auto in = io.input<types::f32>(0);
+  auto out = io.output<types::f32>(0);
+  if (out.size() == 0) return;
+  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
+  if (split.inner != 1) return reference<types::f32>(io);
+  const float beta = beta_of(io.in[1]);
+  const std::size_t n = split.axis, vec_end = n - n % lanes;
+  for (std::size_t o = 0; o < split.outer; ++o) {
+    const float* x = in.data + o * n;
+    float* y = out.data + o * n;
+    float max_v = -std::numeric_limits<float>::infinity();
+    std::size_t k = 0;
+    if (vec_end > 0) {
+      batch m(max_v);
+      for (; k < vec_end; k += lanes) {
+        const batch v = batch::load_unaligned(x + k);
+        m = xsimd::select(v > m, v, m);
+      }
+      max_v = kernels::pool_norm::horizontal_max(m);
+    }
+    for (; k < n; ++k) max_v = std::max(max_v, x[k]);
+    const batch vmax(max_v), vbeta(beta);
+    batch vsum(0.0f);
+    for (k = 0; k < vec_end; k += lanes) {
+      const batch e = xsimd::exp((batch::load_unaligned(x + k) - vmax) * vbeta);
+      e.store_unaligned(y + k);
+      vsum += e;
+    }
+    float sum = xsimd::hadd(vsum);
+    for (; k < n; ++k) {
+      y[k] = std::exp((x[k] - max_v) * beta);
+      sum += y[k];
+    }
+    const batch vs(sum);
+    for (k = 0; k < vec_end; k += lanes) (batch::load_unaligned(y + k) / vs).store_unaligned(y + k);
+    for (; k < n; ++k) y[k] /= sum;
+  }
+}
+
+/// Types f32 (vectorized when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs in f32). A constant beta's multiplier is
+/// computed here, once.
+inline types::result<kernel> bind(const bind_context& c) {
+  std::optional<quant_params> p;
+  if (types::is_quantized(c.in[0].type))
+    if (auto beta = types::sig::detail::axis_norm::float_scalar(c.in[1])) p = make_quant_params(*beta, c.in[0].scale);
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32:
+      if constexpr (kernels::pool_norm::has_simd) return kernel{vectorized<kernels::pool_norm::simd_arch>};
+      return kernel{[](const kernel_io& io) { reference<types::f32>(io); }};
+    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io); }};
+    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{[p](const kernel_io& io) { reference<types::qu8>(io, p); }};
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return kernel{[p](const kernel_io& io) { reference<types::qs8>(io, p); }};
+    default: return unsupported(c);
+  }
+}
+
+}  // namespace nnhal::ops::softmax
