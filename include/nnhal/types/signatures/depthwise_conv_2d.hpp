@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/conv_2d.hpp"  // the conv family's shared shape rules
 
 namespace nnhal::types::sig {
 
@@ -53,6 +54,23 @@ struct depthwise_conv_2d {
   });
   // Trailing optional inputs that equal these defaults do not raise the version (layout NHWC, dilation 1).
   static constexpr auto trailing_defaults = std::to_array<trailing_default>({{T::BOOL, 0}, {T::INT32, 1}});
+
+  /// Output [batches, out_height, out_width, depth_in * depth_multiplier] (or NCHW); the
+  /// filter is [1, filter_height, filter_width, depth_out]. See infer_conv_forward.
+  static result<shapes> infer(const infer_context& c) {
+    return detail::infer_conv_forward(c, detail::conv_kind::depthwise, slots(c.inputs));
+  }
+  /// Explicit padding: 11, 12 or 14 inputs with an INT32 input 8 (stride_height).
+  static detail::conv_slots slots(std::span<const operand_desc> ins) {
+    using detail::slot;
+    if (ins.size() >= 11 && detail::is_int32_at(ins, in::stride_height))
+      return {.explicit_padding = true, .pad = slot(in::padding_left), .stride = slot(in::stride_width),
+              .extra = slot(in::depth_multiplier), .activation = slot(in::activation), .layout = slot(in::layout),
+              .dilation = slot(in::dilation_width)};
+    return {.scheme = slot(in_implicit::padding_scheme), .stride = slot(in_implicit::stride_width),
+            .extra = slot(in_implicit::depth_multiplier), .activation = slot(in_implicit::activation),
+            .layout = slot(in_implicit::layout), .dilation = slot(in_implicit::dilation_width)};
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/conv_2d.hpp"  // the conv family's shared shape rules
 
 namespace nnhal::types::sig {
 
@@ -28,6 +29,22 @@ struct grouped_conv_2d {
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT8_SYMM_PER_CHANNEL, T::TENSOR_INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT8_SYMM_PER_CHANNEL, T::TENSOR_INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+
+  /// Output [batches, out_height, out_width, depth_out] (or NCHW); the filter is
+  /// [depth_out, filter_height, filter_width, depth_in / num_groups]. No dilation.
+  static result<shapes> infer(const infer_context& c) {
+    return detail::infer_conv_forward(c, detail::conv_kind::grouped, slots(c.inputs));
+  }
+  /// Explicit padding: 12 inputs; implicit: 9.
+  static detail::conv_slots slots(std::span<const operand_desc> ins) {
+    using detail::slot;
+    if (ins.size() >= 12)
+      return {.explicit_padding = true, .pad = slot(in::padding_left), .stride = slot(in::stride_width),
+              .extra = slot(in::num_groups), .activation = slot(in::activation), .layout = slot(in::layout)};
+    return {.scheme = slot(in_implicit::padding_scheme), .stride = slot(in_implicit::stride_width),
+            .extra = slot(in_implicit::num_groups), .activation = slot(in_implicit::activation),
+            .layout = slot(in_implicit::layout)};
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -1,0 +1,45 @@
+// FULLY_CONNECTED kernels; contract in types/signatures/fully_connected.hpp. The input is
+// read as [batch_size, input_size] (row-major flattening, as the spec reshapes it).
+// reference() is a plain GEMM loop (quantized: bit-exact with AOSP); float32 binds the
+// packed xsimd GEMM of kernels/conv_gemm.hpp.
+#pragma once
+
+#include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/conv_gemm.hpp"
+
+namespace nnhal::ops::fully_connected {
+
+using kernels::conv::requant;
+
+/// out[b, u] = act(sum_k input[b * input_size + k] * weights[u, k] + bias[u]).
+template <types::element E>
+void reference(const kernel_io& io, const requant& q) {
+  namespace kc = kernels::conv;
+  if (kc::element_count(io.out[0].dims) == 0) return;
+  const std::size_t units = io.in[1].dims[0], depth = io.in[1].dims[1], batch = io.out[0].dims[0];
+  const auto in = kc::read_input<E>(io, 0);
+  const auto w = kc::read_input<E>(io, 1);
+  const auto store = kc::make_writer<E>(io, 2, io.scalar<std::int32_t>(3), &q);
+  kc::gemm_loops<kc::acc_t<E>>(
+      batch, units, depth, [&](std::size_t i, std::size_t p) { return in(i * depth + p); },
+      [&](std::size_t p, std::size_t j) { return w(j * depth + p); },
+      [&](std::size_t i, std::size_t j, kc::acc_t<E> acc) { store(i * units + j, j, acc); });
+}
+
+inline types::result<kernel> bind(const bind_context& c) {
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return kernels::conv::bind_fully_connected_f32(c);
+    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, {}); }};
+    case OperandType::TENSOR_QUANT8_ASYMM: {
+      const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
+      return kernel{[q](const kernel_io& io) { reference<types::qu8>(io, q); }};
+    }
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
+      const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
+      return kernel{[q](const kernel_io& io) { reference<types::qs8>(io, q); }};
+    }
+    default: return unsupported(c);
+  }
+}
+
+}  // namespace nnhal::ops::fully_connected

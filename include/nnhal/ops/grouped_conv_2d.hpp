@@ -1,0 +1,36 @@
+// GROUPED_CONV_2D kernels; contract in types/signatures/grouped_conv_2d.hpp. The reference
+// is the shared direct loop of kernels/conv_common.hpp, each group of depth_out /
+// num_groups filters reading its depth_in / num_groups input channels (quantized:
+// bit-exact with AOSP). Float32 with a constant num_groups of 1 is a CONV_2D and binds
+// the packed xsimd path.
+#pragma once
+
+#include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/types/signatures/grouped_conv_2d.hpp"
+
+namespace nnhal::ops::grouped_conv_2d {
+
+using kernels::conv::conv_kind;
+using kernels::conv::requant;
+using contract = types::sig::grouped_conv_2d;
+
+template <types::element E, types::element F>
+void reference(const kernel_io& io, const requant& q) {
+  kernels::conv::conv_reference<E, F>(io, conv_kind::grouped, contract::slots(io.in), q);
+}
+
+inline types::result<kernel> bind(const bind_context& c) {
+  if (c.in[0].type == OperandType::TENSOR_FLOAT32) {
+    const auto s = contract::slots(c.in);
+    if (types::sig::detail::conv_int(c.in, s.extra, 1) == 1)
+      return kernels::conv::bind_conv_f32(c, conv_kind::grouped, &contract::slots);
+  }
+  return kernels::conv::bind_by_type(c, [&c]<class E, class F>() -> types::result<kernel> {
+    requant q;
+    if constexpr (types::quantized_element<E>) q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
+    return kernel{[q](const kernel_io& io) { reference<E, F>(io, q); }};
+  });
+}
+
+}  // namespace nnhal::ops::grouped_conv_2d
