@@ -403,17 +403,6 @@ TEST_SUITE("driver: prepare") {
     CHECK(st(ex::prepare(m2).status()) == "INVALID_ARGUMENT");
   }
 
-  TEST_CASE("an unimplemented operation fails to prepare") {
-    builder b;
-    const auto a = b.input(F32, {3});
-    const auto o = b.output(F32, {3});
-    b.op(OperationType::FLOOR, {a}, {o});
-    auto p = ex::prepare(b.build());
-    CHECK_FALSE(p.ok());
-    CHECK(p.status() != ErrorStatus::NONE);
-    CHECK(st(p.status()) == "INVALID_ARGUMENT");
-  }
-
   TEST_CASE("invalid priority or preference is INVALID_ARGUMENT") {
     const Model m = add_model();
     ex::prepare_options o;

@@ -1,6 +1,7 @@
 // CAST contract (HAL 1.3 types.hal, CAST; AIDL keeps it unchanged).
 #pragma once
 
+#include "nnhal/types/shape.hpp"
 #include "nnhal/types/signature.hpp"
 
 namespace nnhal::types::sig {
@@ -35,6 +36,10 @@ struct cast {
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_SYMM), .outputs = outs(T::TENSOR_QUANT8_SYMM)},
   });
+  /// Output shape = input shape (any rank).
+  static result<shapes> infer(const infer_context& c) {
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

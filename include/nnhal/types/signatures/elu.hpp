@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_checks.hpp"
 
 namespace nnhal::types::sig {
 
@@ -14,6 +15,10 @@ struct elu {
       {.since = V::V1_3, .inputs = ins(T::TENSOR_FLOAT16, T::FLOAT16), .outputs = outs(T::TENSOR_FLOAT16)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_FLOAT32, T::FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
   });
+  /// Output shape = input shape (any rank, zero-sized allowed). alpha may be any value.
+  static result<shapes> infer(const infer_context& c) {
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_checks.hpp"
 
 namespace nnhal::types::sig {
 
@@ -13,6 +14,11 @@ struct floor {
       {.since = V::V1_0, .inputs = ins(T::TENSOR_FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16), .outputs = outs(T::TENSOR_FLOAT16)},
   });
+  /// Output shape = input shape; rank <= 4.
+  static result<shapes> infer(const infer_context& c) {
+    NNHAL_TRY(detail::check_rank_at_most(c.inputs[0], 4, "input"));
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

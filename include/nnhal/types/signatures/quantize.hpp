@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_checks.hpp"
 
 namespace nnhal::types::sig {
 
@@ -16,6 +17,10 @@ struct quantize {
       {.since = V::V1_3, .inputs = ins(T::TENSOR_FLOAT16), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_FLOAT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  /// Output shape = input shape (any rank, zero-sized allowed); the output quantization is free.
+  static result<shapes> infer(const infer_context& c) {
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

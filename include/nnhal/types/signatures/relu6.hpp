@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_checks.hpp"
 
 namespace nnhal::types::sig {
 
@@ -16,6 +17,12 @@ struct relu6 {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16), .outputs = outs(T::TENSOR_FLOAT16)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  /// Output shape = input shape; rank <= 4; quantized output keeps the input's quantization.
+  static result<shapes> infer(const infer_context& c) {
+    NNHAL_TRY(detail::check_rank_at_most(c.inputs[0], 4, "input"));
+    NNHAL_TRY(detail::check_same_quant(c.inputs[0], c.outputs[0], "output"));
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

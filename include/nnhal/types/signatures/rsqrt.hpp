@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_checks.hpp"
 
 namespace nnhal::types::sig {
 
@@ -14,8 +15,14 @@ struct rsqrt {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
       // OperationType.aidl: quantized types since NNAPI feature level 7 (AIDL V3); output scale/zeroPoint may differ.
       {.since = V::AIDL_V3, .inputs = ins(T::TENSOR_QUANT8_ASYMM), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
-      {.since = V::AIDL_V3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
+      {.since = V::AIDL_V3,
+       .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED),
+       .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+  /// Output shape = input shape (any rank). Quantized outputs may have their own quantization.
+  static result<shapes> infer(const infer_context& c) {
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -1,6 +1,7 @@
 // SQRT contract (HAL 1.3 types.hal, SQRT; AIDL keeps it unchanged).
 #pragma once
 
+#include "nnhal/types/shape.hpp"
 #include "nnhal/types/signature.hpp"
 
 namespace nnhal::types::sig {
@@ -13,6 +14,10 @@ struct sqrt {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16), .outputs = outs(T::TENSOR_FLOAT16)},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT32), .outputs = outs(T::TENSOR_FLOAT32)},
   });
+  /// Output shape = input shape (any rank).
+  static result<shapes> infer(const infer_context& c) {
+    return shapes{dims_t(c.inputs[0].dims.begin(), c.inputs[0].dims.end())};
+  }
 };
 
 }  // namespace nnhal::types::sig

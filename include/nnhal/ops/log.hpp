@@ -1,0 +1,32 @@
+// LOG kernels; contract in types/signatures/log.hpp. Natural logarithm in float32 (std::log:
+// log(0) = -inf, log(x < 0) = NaN).
+#pragma once
+
+#include <cmath>
+
+#include "nnhal/ops/kernels/unary.hpp"
+
+namespace nnhal::ops::log {
+
+struct lane {
+  float operator()(float x) const noexcept { return std::log(x); }
+  template <class Arch>
+  xsimd::batch<float, Arch> operator()(const xsimd::batch<float, Arch>& x) const noexcept {
+    return xsimd::log(x);
+  }
+};
+
+/// Types f32 f16 (float16 computed in float32, rounded once).
+template <types::float_element E>
+void reference(const kernel_io& io) {
+  kernels::vunary::float_loop<E>(io, lane{});
+}
+/// float32; xsimd::log, within the CTS float32 tolerance of the reference (tests check it).
+template <class Arch>
+void vectorized(const kernel_io& io) {
+  kernels::vunary::f32_simd<Arch>(io, lane{});
+}
+
+inline types::result<kernel> bind(const bind_context& c) { return kernels::vunary::bind_float(c, lane{}); }
+
+}  // namespace nnhal::ops::log
