@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build ccache libxsimd-dev libhwy-dev doctest-dev
           nlohmann-json3-dev libbenchmark-dev)
+# The compilation cache's digest (OpenSSL libcrypto); clang and libFuzzer for fuzz/.
+packages+=(libssl-dev clang-14 libfuzzer-14-dev)
 # Callers may ask for more (the benchmarks' comparison libraries): NNHAL_EXTRA_PACKAGES.
 read -r -a extra <<<"${NNHAL_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")

@@ -1,8 +1,11 @@
-// End-to-end tests of the first execution path (exec/driver.hpp): the support query,
-// prepare, synchronous execution with run-time shapes, request validation, deadlines,
-// timing, concurrent use of one prepared model, and the serial parallel_context.
+// End-to-end tests of the execution path (exec/driver.hpp): the support query, prepare,
+// synchronous execution with run-time shapes, request validation, deadlines, timing,
+// concurrent use of one prepared model, the serial parallel_context; the step interface
+// (exec/execution.hpp), deadlines and cancellation mid-run, profiles, the arena plan
+// (exec/memory.hpp) and request pools mapped from file descriptors.
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,12 +15,16 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
+#include <random>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "nnhal/exec/driver.hpp"
+#include "nnhal/exec/memory.hpp"
 #include "nnhal/exec/parallel.hpp"
 
 namespace ex = nnhal::exec;
@@ -1119,5 +1126,394 @@ TEST_SUITE("driver: parallel context") {
     serial.parallel_for(0, 1, fn);
     serial.parallel_for(0, 0, fn);
     CHECK(calls == 0);
+  }
+}
+
+// =======================================================================================
+namespace {
+
+// A long chain: t[k + 1] = ADD(t[k], c, NONE), `length` operations on [n] floats; every
+// temporary has a fixed shape. out = t[length] = in + length * 0.5.
+Model long_chain(std::uint32_t length, std::uint32_t n) {
+  builder b;
+  std::uint32_t prev = b.input(F32, {n});
+  const auto c = b.copy_const(F32, {1}, std::vector<float>{0.5f});
+  const auto none = b.i32(0);
+  for (std::uint32_t k = 0; k < length; ++k) {
+    const auto next = k + 1 == length ? b.output(F32, {n}) : b.temp(F32, {n});
+    b.op(OperationType::ADD, {prev, c, none}, {next});
+    prev = next;
+  }
+  return b.build();
+}
+
+std::unique_ptr<ex::execution> must_start(std::shared_ptr<const ex::prepared_model> pm, const Request& r,
+                                         const ex::execute_options& o = {}) {
+  auto started = ex::execution::start(std::move(pm), r, o);
+  REQUIRE_MESSAGE(started.ok(), (started.ok() ? std::string() : started.err().message));
+  return std::move(*started);
+}
+
+/// Operations of main that ran at least once, by the profile.
+std::size_t ops_run(const ex::execution_outcome& res) {
+  std::size_t n = 0;
+  for (const auto& p : res.profile) n += p.subgraph == ex::main_graph && p.runs > 0;
+  return n;
+}
+std::uint64_t max_op_ns(const ex::execution_outcome& res) {
+  std::uint64_t m = 0;
+  for (const auto& p : res.profile) m = std::max(m, p.nanoseconds);
+  return m;
+}
+
+}  // namespace
+
+TEST_SUITE("execution: the step interface") {
+  TEST_CASE("start, one step per operation, finish: same result as execute") {
+    const auto pm = must_prepare(chain_model(false).model);
+    const std::vector<float> in = {1, -2, 3, 4, -5, -6};
+    const Request r = request_builder().in(in).out(8 * sizeof(float)).build();
+    auto started = ex::execution::start(pm, r, {});
+    REQUIRE(started.ok());
+    ex::execution& e = **started;
+    ex::serial_context serial;
+    int steps = 0;
+    while (!e.done()) {
+      CHECK(e.checkpoint() == ErrorStatus::NONE);
+      CHECK(e.step(serial) == ErrorStatus::NONE);
+      ++steps;
+    }
+    CHECK(steps == 5);
+    const auto res = e.finish();
+    REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+    CHECK(read_floats(r, 0) == chain_reference(in));
+    CHECK(res.outputShapes[0].dimensions == dims{4, 2});
+    CHECK(res.profile.empty());  // not asked for
+    CHECK(st(e.finish().status) == "GENERAL_FAILURE");  // only once
+  }
+
+  TEST_CASE("start rejects what execute rejects") {
+    const auto pm = must_prepare(add_model());
+    Request bad = add_request();
+    bad.inputs.pop_back();
+    CHECK(st(ex::execution::start(pm, bad, {}).status()) == "INVALID_ARGUMENT");
+    ex::execute_options o;
+    o.deadline = ty::clock::now() - std::chrono::milliseconds(1);
+    CHECK(st(ex::execution::start(pm, add_request(), o).status()) == "MISSED_DEADLINE_TRANSIENT");
+    o = {};
+    o.measure = static_cast<ty::MeasureTiming>(5);
+    CHECK(st(ex::execution::start(pm, add_request(), o).status()) == "INVALID_ARGUMENT");
+    CHECK(st(ex::execution::start(nullptr, add_request(), {}).status()) == "INVALID_ARGUMENT");
+  }
+
+  TEST_CASE("finish before done, and abort") {
+    const auto pm = must_prepare(chain_model(false).model);
+    const Request r = request_builder().in(std::vector<float>{1, 2, 3, 4, 5, 6}).out(8 * sizeof(float)).build();
+    ex::serial_context serial;
+    {
+      auto e = must_start(pm, r);
+      e->step(serial);
+      const auto res = e->finish();
+      CHECK(st(res.status) == "GENERAL_FAILURE");
+      CHECK(res.outputShapes.empty());
+    }
+    {
+      auto e = must_start(pm, r);
+      e->step(serial);
+      e->abort(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "preempted");
+      CHECK(e->done());
+      CHECK(e->step(serial) == ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+      const auto res = e->finish();
+      CHECK(st(res.status) == "RESOURCE_EXHAUSTED_TRANSIENT");
+      CHECK(res.message == "preempted");
+    }
+  }
+
+  TEST_CASE("the execution keeps the prepared model and the request's pools alive") {
+    auto pm = must_prepare(add_model());
+    Request r = add_request();
+    const auto out_pool = std::get<ty::Memory>(r.pools[0]);  // to read the result
+    auto e = must_start(pm, r);
+    pm.reset();
+    r = {};
+    ex::serial_context serial;
+    while (!e->done()) e->step(serial);
+    REQUIRE(st(e->finish().status) == "NONE");
+    std::vector<float> got(6);
+    std::memcpy(got.data(), out_pool.data + (out_pool.size - guard_bytes - 6 * sizeof(float)), 6 * sizeof(float));
+    CHECK(got == two_sum);
+  }
+
+  TEST_CASE("restart reuses the execution for the next request") {
+    const auto pm = must_prepare(chain_model(true).model);
+    auto run = [&](ex::execution& e) {
+      ex::serial_context serial;
+      while (!e.done()) e.step(serial);
+      return e.finish();
+    };
+    const std::vector<float> in1 = {1, -2, 3, 4, -5, -6};
+    const std::vector<float> in2 = {0.5f, 2, -3, 4, 5, 6, -7, 8, 9, -1, 0, 1};
+    const Request r1 = request_builder().in(in1, {2, 3}).out(8 * sizeof(float)).build();
+    const Request r2 = request_builder().in(in2, {4, 3}).out(14 * sizeof(float)).build();
+    auto e = must_start(pm, r1);
+    CHECK(st(e->restart(r2, {}).status()) == "GENERAL_FAILURE");  // not finished yet
+    REQUIRE(st(run(*e).status) == "NONE");
+    CHECK(read_floats(r1, 0) == chain_reference(in1));
+    for (int k = 0; k < 3; ++k) {
+      const Request& r = k % 2 ? r1 : r2;
+      const auto& in = k % 2 ? in1 : in2;
+      REQUIRE(e->restart(r, {}).ok());
+      const auto res = run(*e);
+      REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+      CHECK(read_floats(r, 0, in.size() + 2) == chain_reference(in));
+    }
+    Request bad = r1;
+    bad.inputs.clear();
+    CHECK(st(e->restart(bad, {}).status()) == "INVALID_ARGUMENT");
+    CHECK(e->done());
+    REQUIRE(e->restart(r1, {}).ok());  // usable again after a rejected request
+    CHECK(st(run(*e).status) == "NONE");
+  }
+
+  TEST_CASE("profile: one entry per operation, timing invariants") {
+    const auto pm = must_prepare(chain_model(false).model);
+    const Request r = request_builder().in(std::vector<float>{1, -2, 3, 4, -5, -6}).out(8 * sizeof(float)).build();
+    ex::execute_options o;
+    o.profile = true;
+    o.measure = ty::MeasureTiming::YES;
+    const auto res = ex::execute(*pm, r, o);
+    REQUIRE(st(res.status) == "NONE");
+    REQUIRE(res.profile.size() == 5);
+    const OperationType types[] = {OperationType::ADD, OperationType::MUL, OperationType::RELU, OperationType::RESHAPE,
+                                   OperationType::CONCATENATION};
+    std::uint64_t total = 0;
+    for (std::uint32_t k = 0; k < 5; ++k) {
+      CHECK(res.profile[k].subgraph == ex::main_graph);
+      CHECK(res.profile[k].operation == k);
+      CHECK(res.profile[k].type == types[k]);
+      CHECK(res.profile[k].runs == 1);
+      total += res.profile[k].nanoseconds;
+    }
+    CHECK(res.timing.timeOnDevice == total / 1000);
+    CHECK(res.timing.timeInDriver >= res.timing.timeOnDevice);
+  }
+}
+
+TEST_SUITE("execution: deadlines and cancellation mid-run") {
+  // 120 ADDs on 256K floats (1 MiB each): long enough to stop in the middle.
+  constexpr std::uint32_t chain_ops = 120, chain_n = 256 * 1024;
+
+  TEST_CASE("a deadline that expires mid-run aborts within about one operation") {
+    const auto pm = must_prepare(long_chain(chain_ops, chain_n));
+    const std::vector<float> in(chain_n, 1.0f);
+    const Request r = request_builder().in(in).out(chain_n * sizeof(float)).build();
+    ex::execute_options o;
+    o.profile = true;
+    // A full run first: how long one operation takes here.
+    auto full = ex::execute(*pm, r, o);
+    REQUIRE(st(full.status) == "NONE");
+    CHECK(read_floats(r, 0, 1)[0] == 1.0f + 0.5f * chain_ops);
+    const auto full_ns = std::accumulate(full.profile.begin(), full.profile.end(), std::uint64_t{0},
+                                         [](std::uint64_t a, const ex::op_profile& p) { return a + p.nanoseconds; });
+    o.deadline = ty::clock::now() + std::chrono::nanoseconds(full_ns / 3);
+    const auto res = ex::execute(*pm, r, o);
+    const auto overshoot = ty::clock::now() - *o.deadline;
+    CHECK(st(res.status) == "MISSED_DEADLINE_TRANSIENT");
+    CHECK(res.outputShapes.empty());
+    const std::size_t ran = ops_run(res);
+    CHECK(ran > 0);
+    CHECK(ran < chain_ops);
+    // Stopped at the first checkpoint after the deadline: at most one operation late
+    // (plus scheduling noise on a loaded machine).
+    const auto op_ns = std::max(max_op_ns(res), max_op_ns(full));
+    CHECK(overshoot < std::chrono::nanoseconds(2 * op_ns) + std::chrono::milliseconds(20));
+  }
+
+  TEST_CASE("cancellation before and during a run") {
+    const auto pm = must_prepare(long_chain(chain_ops, chain_n));
+    const std::vector<float> in(chain_n, 1.0f);
+    const Request r = request_builder().in(in).out(chain_n * sizeof(float)).build();
+    ex::execute_options o;
+    o.profile = true;
+    SUBCASE("already cancelled: nothing runs") {
+      std::stop_source src;
+      src.request_stop();
+      o.stop = src.get_token();
+      const auto res = ex::execute(*pm, r, o);
+      CHECK(st(res.status) == "GENERAL_FAILURE");
+      CHECK(ops_run(res) == 0);
+    }
+    SUBCASE("cancelled from another thread while stepping") {
+      std::stop_source src;
+      o.stop = src.get_token();
+      auto e = must_start(pm, r, o);
+      ex::serial_context serial;
+      for (int k = 0; k < 3; ++k) REQUIRE(e->step(serial) == ErrorStatus::NONE);
+      std::thread([&] { src.request_stop(); }).join();
+      CHECK(e->checkpoint() == ErrorStatus::GENERAL_FAILURE);
+      e->abort(e->checkpoint(), "cancelled");
+      const auto res = e->finish();
+      CHECK(st(res.status) == "GENERAL_FAILURE");
+      CHECK(ops_run(res) == 3);
+    }
+  }
+}
+
+TEST_SUITE("execution: memory plan") {
+  TEST_CASE("a chain's temporaries share an arena of two buffers") {
+    const auto pm = must_prepare(long_chain(10, 64));
+    const auto& plan = pm->memory_plan();
+    CHECK(plan.planned == 9);
+    CHECK(plan.dynamic == 0);
+    CHECK(plan.temporaries_bytes == 9 * 64 * sizeof(float));
+    CHECK(plan.arena_bytes == 2 * 64 * sizeof(float));
+    CHECK(plan.arena_bytes < plan.temporaries_bytes);
+    const Request r = request_builder().in(std::vector<float>(64, 2.0f)).out(64 * sizeof(float)).build();
+    const auto res = ex::execute(*pm, r);
+    REQUIRE(st(res.status) == "NONE");
+    CHECK(read_floats(r, 0) == std::vector<float>(64, 7.0f));
+  }
+
+  TEST_CASE("temporaries of unknown shape are sized at execution") {
+    const auto pm = must_prepare(chain_model(true).model);
+    CHECK(pm->memory_plan().dynamic == 4);
+    CHECK(pm->memory_plan().planned == 0);
+    CHECK(pm->memory_plan().arena_bytes == 0);
+  }
+
+  TEST_CASE("plan_arena: buffers alive at the same time never share bytes") {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 200; ++round) {
+      const std::size_t count = 1 + rng() % 40;
+      std::vector<ex::detail::buffer_lifetime> bufs(count);
+      for (auto& b : bufs) {
+        b.size = rng() % 3 == 0 ? 0 : 1 + rng() % 5000;
+        b.first = static_cast<std::uint32_t>(rng() % 30);
+        b.last = b.first + static_cast<std::uint32_t>(rng() % 8);
+      }
+      const auto layout = ex::detail::plan_arena(bufs);
+      REQUIRE(layout.offsets.size() == count);
+      std::size_t sum = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        CHECK(layout.offsets[i] % ex::detail::arena_alignment == 0);
+        CHECK(layout.offsets[i] + bufs[i].size <= layout.bytes);
+        sum += ex::detail::align_up(std::max<std::size_t>(bufs[i].size, 1), ex::detail::arena_alignment);
+        for (std::size_t j = 0; j < i; ++j) {
+          const bool live_together = bufs[i].first <= bufs[j].last && bufs[j].first <= bufs[i].last;
+          const bool disjoint = layout.offsets[i] + std::max<std::size_t>(bufs[i].size, 1) <= layout.offsets[j] ||
+                                layout.offsets[j] + std::max<std::size_t>(bufs[j].size, 1) <= layout.offsets[i];
+          if (live_together) CHECK(disjoint);
+        }
+      }
+      CHECK(layout.bytes <= sum);
+      // Never below the largest set of buffers alive at one operation.
+      for (std::uint32_t t = 0; t < 40; ++t) {
+        std::size_t live = 0;
+        for (const auto& b : bufs)
+          if (b.first <= t && t <= b.last) live += b.size;
+        CHECK(layout.bytes >= live);
+      }
+    }
+  }
+}
+
+TEST_SUITE("execution: request pools from file descriptors") {
+  // A memfd of `bytes` zero bytes (closed by the caller).
+  int make_memfd(std::size_t bytes) {
+    const int fd = memfd_create("nnhal-test", 0);
+    REQUIRE(fd >= 0);
+    REQUIRE(ftruncate(fd, static_cast<off_t>(bytes)) == 0);
+    return fd;
+  }
+
+  TEST_CASE("inputs and outputs in a mapped memfd, at an offset that is not page-aligned") {
+    const int fd = make_memfd(3 * 4096);
+    constexpr std::size_t base = 4096 + 100;  // the pool starts inside the second page
+    REQUIRE(pwrite(fd, two_a.data(), 24, base) == 24);
+    REQUIRE(pwrite(fd, two_b.data(), 24, base + 32) == 24);
+    auto mem = ty::Memory::map_fd(fd, base, 2 * 4096 - 100);  // to the end of the file
+    REQUIRE_MESSAGE(mem.ok(), (mem.ok() ? std::string() : mem.err().message));
+    close(fd);  // the mapping keeps its own reference
+    Request r;
+    r.inputs = {{false, {0, 0, 24}, {}}, {false, {0, 32, 24}, {}}};
+    r.outputs = {{false, {0, 64, 24}, {}}};
+    r.pools.push_back(*mem);
+    const auto pm = must_prepare(add_model());
+    const auto res = ex::execute(*pm, r);
+    REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
+    std::vector<float> got(6);
+    std::memcpy(got.data(), mem->data + 64, 24);
+    CHECK(got == two_sum);
+  }
+
+  TEST_CASE("the result is visible through the file (MAP_SHARED)") {
+    const int fd = make_memfd(4096);
+    REQUIRE(pwrite(fd, two_a.data(), 24, 0) == 24);
+    REQUIRE(pwrite(fd, two_b.data(), 24, 32) == 24);
+    {
+      auto mem = ty::Memory::map_fd(fd, 0, 4096);
+      REQUIRE(mem.ok());
+      Request r;
+      r.inputs = {{false, {0, 0, 24}, {}}, {false, {0, 32, 24}, {}}};
+      r.outputs = {{false, {0, 64, 24}, {}}};
+      r.pools.push_back(*mem);
+      REQUIRE(st(ex::execute(*must_prepare(add_model()), r).status) == "NONE");
+    }
+    std::vector<float> got(6);
+    REQUIRE(pread(fd, got.data(), 24, 64) == 24);
+    CHECK(got == two_sum);
+    close(fd);
+  }
+
+  TEST_CASE("bad descriptors, lengths and offsets are INVALID_ARGUMENT") {
+    const int fd = make_memfd(4096);
+    CHECK(st(ty::Memory::map_fd(-1, 0, 16).status()) == "INVALID_ARGUMENT");
+    CHECK(st(ty::Memory::map_fd(fd, 0, 0).status()) == "INVALID_ARGUMENT");
+    CHECK(st(ty::Memory::map_fd(fd, 0, 4097).status()) == "INVALID_ARGUMENT");
+    CHECK(st(ty::Memory::map_fd(fd, 4000, 100).status()) == "INVALID_ARGUMENT");
+    CHECK(st(ty::Memory::map_fd(fd, 8192, 1).status()) == "INVALID_ARGUMENT");
+    CHECK(st(ty::Memory::map_fd(fd, SIZE_MAX - 2, 16).status()) == "INVALID_ARGUMENT");
+    CHECK(ty::Memory::map_fd(fd, 4000, 96).ok());
+    const int closed = dup(fd);
+    close(closed);
+    CHECK(st(ty::Memory::map_fd(closed, 0, 16).status()) == "INVALID_ARGUMENT");
+    int pipe_fds[2];
+    REQUIRE(pipe(pipe_fds) == 0);
+    CHECK(st(ty::Memory::map_fd(pipe_fds[0], 0, 16).status()) == "INVALID_ARGUMENT");  // not mappable
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+
+    // A read-only mapping holds inputs, never outputs.
+    {
+      auto ro = ty::Memory::map_fd(fd, 0, 4096, /*writable=*/false);
+      REQUIRE(ro.ok());
+      CHECK_FALSE(ro->writable);
+      auto rw = ty::Memory::map_fd(fd, 0, 4096);
+      REQUIRE(rw.ok());
+      std::memcpy(rw->data, two_a.data(), 24);
+      std::memcpy(rw->data + 32, two_b.data(), 24);
+      Request r;
+      r.inputs = {{false, {0, 0, 24}, {}}, {false, {0, 32, 24}, {}}};
+      r.outputs = {{false, {1, 64, 24}, {}}};
+      r.pools = {*ro, *rw};
+      const auto pm = must_prepare(add_model());
+      CHECK(st(ex::execute(*pm, r).status) == "NONE");
+      r.outputs = {{false, {0, 64, 24}, {}}};
+      CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+    }
+
+    // Request arguments outside a mapped pool.
+    auto mem = ty::Memory::map_fd(fd, 0, 64);
+    REQUIRE(mem.ok());
+    const auto pm = must_prepare(add_model());
+    Request r;
+    r.inputs = {{false, {0, 0, 24}, {}}, {false, {0, 32, 24}, {}}};
+    r.outputs = {{false, {0, 48, 24}, {}}};  // ends at 72 > 64
+    r.pools.push_back(*mem);
+    CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+    r.outputs = {{false, {0, 40, 24}, {}}};
+    r.inputs[1].location = {1, 0, 24};  // no pool 1
+    CHECK(st(ex::execute(*pm, r).status) == "INVALID_ARGUMENT");
+    close(fd);
   }
 }

@@ -2,8 +2,8 @@
 // against nnhal's execution path and reports PASS / FAIL / ERROR / CRASH / UNSUPPORTED
 // per model.
 //
-//   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync] [--jobs N] [--timeout SEC]
-//             [--check-versions] [--verbose] PATH...
+//   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|all]
+//             [--jobs N] [--timeout SEC] [--check-versions] [--verbose] PATH...
 //
 // Each model runs in its own forked child (the parent only loads and converts files),
 // so a crash or a hang in the driver costs one model, not the run.
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -26,6 +27,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <set>
@@ -37,7 +39,10 @@
 
 #include "corpus/compare.hpp"
 #include "corpus/corpus.hpp"
+#include "nnhal/exec/async.hpp"
+#include "nnhal/exec/burst.hpp"
 #include "nnhal/exec/driver.hpp"
+#include "nnhal/exec/fenced.hpp"
 
 namespace {
 
@@ -49,8 +54,23 @@ using clock_type = std::chrono::steady_clock;
 // ---------------------------------------------------------------------------------
 // Command line.
 
+// Execution styles a model runs in (--mode); `all` is every one of them.
+enum class style : std::uint8_t { sync, async, fenced, burst };
+constexpr style all_styles[] = {style::sync, style::async, style::fenced, style::burst};
+
+const char* style_name(style s) {
+  switch (s) {
+    case style::sync: return "sync";
+    case style::async: return "async";
+    case style::fenced: return "fenced";
+    case style::burst: return "burst";
+  }
+  return "?";
+}
+
 struct options {
   std::optional<std::string> report;
+  std::vector<style> styles{style::sync};
   std::optional<std::regex> filter;
   unsigned jobs = 1;
   double timeout_seconds = 60.0;
@@ -66,14 +86,17 @@ struct options {
 
 void print_help() {
   std::printf(
-      "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync] [--jobs N] [--timeout SEC]\n"
-      "                 [--check-versions] [--verbose] PATH...\n"
+      "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|all]\n"
+      "                 [--jobs N] [--timeout SEC] [--check-versions] [--verbose] PATH...\n"
       "\n"
       "PATH is a corpus .json file or a directory searched recursively for *.json\n"
       "(index.json files are skipped).\n"
       "  --report FILE     write a JSON report\n"
       "  --filter REGEX    run only models whose name matches (std::regex, ECMAScript, search)\n"
-      "  --mode sync       execution mode (only sync is available)\n"
+      "  --mode MODE       execution style: sync (default), async (callback), fenced (waits\n"
+      "                    for a fence, signals one), burst (memories cached by token), or\n"
+      "                    all: PASS only if every style passes; the message names the style\n"
+      "                    that did not\n"
       "  --jobs N          models run at once, each in its own process (default: CPUs)\n"
       "  --timeout SEC     per-model time limit; a model over it is a CRASH (default 60)\n"
       "  --check-versions  FAIL models whose validate_model version differs from\n"
@@ -123,7 +146,10 @@ options parse_args(int argc, char** argv) {
       }
     } else if (arg == "--mode") {
       const std::string mode = value();
-      if (mode != "sync") usage_error("mode " + mode + " not available yet");
+      opt.styles.clear();
+      for (style s : all_styles)
+        if (mode == "all" || mode == style_name(s)) opt.styles.push_back(s);
+      if (opt.styles.empty()) usage_error("unknown mode " + mode + " (expected sync, async, fenced, burst or all)");
     } else if (arg == "--jobs" || arg == "-j") {
       const std::string text = value();
       char* end = nullptr;
@@ -196,7 +222,92 @@ struct run_outcome {
 // ---------------------------------------------------------------------------------
 // One model, in the child process.
 
-run_outcome run_once(const corpus::test_model& tm, std::optional<types::HalVersion>* version_out) {
+// ---------------------------------------------------------------------------------
+// The execution styles, each returning the outcome sync execution would.
+
+/// One runtime per child process (children are forked before any thread exists).
+nnhal::exec::runtime& child_runtime() {
+  static nnhal::exec::runtime rt({.workers = 2});
+  return rt;
+}
+
+/// Whether every tensor output has known dimensions (a fenced execution requires it).
+bool outputs_fully_specified(const types::Model& m, const types::Request& r) {
+  for (std::size_t k = 0; k < r.outputs.size() && k < m.main.outputIndexes.size(); ++k) {
+    const auto& o = m.main.operands[m.main.outputIndexes[k]];
+    const auto& dims = r.outputs[k].dimensions.empty() ? o.dimensions : r.outputs[k].dimensions;
+    if (types::is_tensor(o.type) && (dims.empty() || std::find(dims.begin(), dims.end(), 0u) != dims.end()))
+      return false;
+  }
+  return true;
+}
+
+nnhal::exec::execution_outcome failed(const nnhal::types::error& e) {
+  nnhal::exec::execution_outcome out;
+  out.status = e.status;
+  out.message = e.message;
+  return out;
+}
+
+nnhal::exec::execution_outcome run_style(style st, const std::shared_ptr<const nnhal::exec::prepared_model>& pm,
+                                         types::Request& request) {
+  namespace ex = nnhal::exec;
+  switch (st) {
+    case style::sync: return ex::execute(*pm, request);
+    case style::async: {
+      struct slot {
+        std::atomic<bool> done{false};
+        ex::execution_outcome out;
+      };
+      auto s = std::make_shared<slot>();
+      (void)ex::execute_async(child_runtime(), pm, request, {}, [s](ex::execution_outcome o) {
+        s->out = std::move(o);
+        s->done.store(true, std::memory_order_release);
+        s->done.notify_one();
+      });
+      s->done.wait(false, std::memory_order_acquire);
+      return std::move(s->out);
+    }
+    case style::fenced: {
+      // Wait for one fence the client signals right after the launch, then poll the
+      // returned fence's descriptor as a client would.
+      auto gate = ex::event_fence::make();
+      if (!gate) return failed(gate.err());
+      auto r = ex::execute_fenced(child_runtime(), pm, request, {*gate}, {});
+      if (!r) return failed(r.err());
+      (*gate)->signal();
+      const int fd = r->sync_fence->dup_fd();
+      if (fd < 0) return failed({types::ErrorStatus::GENERAL_FAILURE, "cannot duplicate the sync fence"});
+      pollfd p{fd, POLLIN, 0};
+      while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+      }
+      ::close(fd);
+      const auto info = r->callback->getExecutionInfo();
+      auto out = r->callback->outcome();
+      if (!out) return failed({types::ErrorStatus::GENERAL_FAILURE, "the sync fence signalled before the outcome was set"});
+      if (info.status != out->status)
+        return failed({types::ErrorStatus::GENERAL_FAILURE, "getExecutionInfo disagrees with the outcome"});
+      return std::move(*out);
+    }
+    case style::burst: {
+      // Twice: first with the memories and a token each, then with only the tokens, so
+      // the second execution runs on the burst's cached memories.
+      auto b = ex::burst::configure(child_runtime(), pm);
+      if (!b) return failed(b.err());
+      std::vector<std::int64_t> tokens(request.pools.size());
+      for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<std::int64_t>(i);
+      auto first = (*b)->execute_synchronously(request, tokens, {});
+      if (first.status != types::ErrorStatus::NONE) return first;
+      types::Request slim = request;
+      for (auto& p : slim.pools) p = types::Memory{};
+      return (*b)->execute_synchronously(slim, tokens, {});
+    }
+  }
+  return failed({types::ErrorStatus::GENERAL_FAILURE, "unknown style"});
+}
+
+run_outcome run_once(const corpus::test_model& tm, std::optional<types::HalVersion>* version_out,
+                     const std::vector<style>& styles) {
   using types::ErrorStatus;
   auto rejected = [&](std::string_view stage, ErrorStatus st, const std::string& message) -> run_outcome {
     if (tm.expectFailure) return {status::PASS, {}};
@@ -224,22 +335,40 @@ run_outcome run_once(const corpus::test_model& tm, std::optional<types::HalVersi
   if (!prepared) return rejected("prepare", prepared.err().status, prepared.err().message);
   if (!*prepared) return {status::ERROR, "prepare returned no prepared model"};
 
-  corpus::request_buffers rb = corpus::make_request(tm);
-  const auto outcome = nnhal::exec::execute(**prepared, rb.request);
-  if (outcome.status != ErrorStatus::NONE) return rejected("execute", outcome.status, outcome.message);
-  if (tm.expectFailure)
-    return {status::ERROR, "expected a failure, but validate_model, prepare and execute all succeeded"};
+  // With several styles, a message names the style that did not pass.
+  for (const style st : styles) {
+    const std::string prefix = styles.size() > 1 ? std::string(style_name(st)) + ": " : std::string();
+    auto named = [&](run_outcome r) {
+      if (r.st != status::PASS) r.message = prefix + r.message;
+      return r;
+    };
+    corpus::request_buffers rb = corpus::make_request(tm);
+    const auto outcome = run_style(st, *prepared, rb.request);
+    if (st == style::fenced && !tm.expectFailure && !outputs_fully_specified(tm.model, rb.request)) {
+      // executeFenced needs fully specified outputs; rejecting the request is the right answer.
+      if (outcome.status == ErrorStatus::INVALID_ARGUMENT) continue;
+      return named({status::FAIL, "expected INVALID_ARGUMENT for outputs of unspecified dimensions, got " +
+                                      std::string(types::to_string(outcome.status))});
+    }
+    if (outcome.status != ErrorStatus::NONE) {
+      auto r = rejected("execute", outcome.status, outcome.message);
+      if (r.st == status::PASS) continue;  // an expected failure
+      return named(std::move(r));
+    }
+    if (tm.expectFailure)
+      return named({status::ERROR, "expected a failure, but validate_model, prepare and execute all succeeded"});
 
-  std::vector<std::span<const std::byte>> actual;
-  for (const auto& m : rb.outputs) actual.emplace_back(m.bytes());
-  auto cmp = corpus::compare_outputs(tm, actual, outcome.outputShapes);
-  if (!cmp.ok) return {status::FAIL, std::move(cmp.message)};
+    std::vector<std::span<const std::byte>> actual;
+    for (const auto& m : rb.outputs) actual.emplace_back(m.bytes());
+    auto cmp = corpus::compare_outputs(tm, actual, outcome.outputShapes);
+    if (!cmp.ok) return named({status::FAIL, std::move(cmp.message)});
+  }
   return {status::PASS, {}};
 }
 
-run_outcome run_model(const corpus::test_model& tm, bool check_versions) {
+run_outcome run_model(const corpus::test_model& tm, bool check_versions, const std::vector<style>& styles) {
   std::optional<types::HalVersion> version;
-  run_outcome base = run_once(tm, &version);
+  run_outcome base = run_once(tm, &version, styles);
   if (base.st == status::PASS && !tm.expectFailure && version && tm.minSupportedVersion != types::HalVersion::UNKNOWN &&
       *version != tm.minSupportedVersion) {
     base.version_note = true;
@@ -255,7 +384,7 @@ run_outcome run_model(const corpus::test_model& tm, bool check_versions) {
   run_outcome total = base;  // PASS; its message may carry a version note
   std::string failures;
   for (const auto& v : variants) {
-    run_outcome r = run_once(v, nullptr);
+    run_outcome r = run_once(v, nullptr, styles);
     if (r.st == status::PASS) continue;
     if (r.st == status::UNSUPPORTED) {
       r.st = status::FAIL;  // the base model is supported, so its variant must be too
@@ -354,7 +483,7 @@ class scheduler {
       ::signal(SIGPIPE, SIG_IGN);
       run_outcome r;
       try {
-        r = run_model(tm, opt_.check_versions);
+        r = run_model(tm, opt_.check_versions, opt_.styles);
       } catch (const std::exception& e) {
         r = {status::CRASH, std::string("uncaught exception: ") + e.what(), false};
       } catch (...) {

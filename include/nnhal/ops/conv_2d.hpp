@@ -1,11 +1,12 @@
 // CONV_2D kernels; contract in types/signatures/conv_2d.hpp. reference() is the direct loop
-// of kernels/conv_common.hpp (quantized: bit-exact with the AOSP CPU path); float32 binds
-// the packed xsimd direct convolution of kernels/conv_gemm.hpp, which tests check against
-// reference().
+// of kernels/conv_common.hpp (quantized: bit-exact with the AOSP CPU path); bind() picks the
+// AVX-512 GEMM of kernels/gemm_avx512.hpp or the xsimd one of kernels/conv_gemm.hpp, which
+// tests check against reference().
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/ops/kernels/gemm_avx512.hpp"
 #include "nnhal/types/signatures/conv_2d.hpp"
 
 namespace nnhal::ops::conv_2d {
@@ -22,9 +23,13 @@ void reference(const kernel_io& io, const requant& q) {
   kernels::conv::conv_reference<E, F>(io, conv_kind::conv, contract::slots(io.in), q);
 }
 
-/// TENSOR_FLOAT32: the packed direct convolution. Float16 and the quantized types: the
-/// reference, with the requantization multipliers computed here, once.
+/// On AVX-512 (float32) / AVX-512 VNNI (quant8) CPUs: the packed GEMM of
+/// kernels/gemm_avx512.hpp. Otherwise float32: the packed xsimd direct convolution. Float16
+/// and the rest: the reference, with the requantization multipliers computed here, once.
 inline types::result<kernel> bind(const bind_context& c) {
+#if NNHAL_HAVE_X86_KERNELS
+  if (auto k = kernels::conv::avx512::bind_conv(c, conv_kind::conv, &contract::slots)) return std::move(*k);
+#endif
   if (c.in[0].type == OperandType::TENSOR_FLOAT32)
     return kernels::conv::bind_conv_f32(c, conv_kind::conv, &contract::slots);
   return kernels::conv::bind_by_type(c, [&c]<class E, class F>() -> types::result<kernel> {

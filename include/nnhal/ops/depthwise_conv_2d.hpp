@@ -1,12 +1,14 @@
 // DEPTHWISE_CONV_2D kernels; contract in types/signatures/depthwise_conv_2d.hpp. The
 // reference is the shared direct loop of kernels/conv_common.hpp with one input channel
 // per group and depth_multiplier output channels each (quantized: bit-exact with AOSP).
-// Float32 with a constant depth_multiplier of 1 binds the channel-vectorized xsimd loop of
-// kernels/conv_gemm.hpp.
+// A constant depth_multiplier of 1 binds the channel-vectorized AVX-512 loops of
+// kernels/dwconv_avx512.hpp (float32, quant8) when the CPU has AVX-512, else for float32
+// the xsimd loop of kernels/conv_gemm.hpp.
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/ops/kernels/dwconv_avx512.hpp"
 #include "nnhal/types/signatures/depthwise_conv_2d.hpp"
 
 namespace nnhal::ops::depthwise_conv_2d {
@@ -23,10 +25,13 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  if (c.in[0].type == OperandType::TENSOR_FLOAT32) {
-    const auto s = contract::slots(c.in);
-    if (types::sig::detail::conv_int(c.in, s.extra, 1) == 1) return kernels::conv::bind_depthwise_f32(&contract::slots);
-  }
+  const bool multiplier_1 = types::sig::detail::conv_int(c.in, contract::slots(c.in).extra, 1) == 1;
+#if NNHAL_HAVE_X86_KERNELS
+  if (multiplier_1)
+    if (auto k = kernels::conv::avx512::bind_depthwise(c, &contract::slots)) return std::move(*k);
+#endif
+  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && multiplier_1)
+    return kernels::conv::bind_depthwise_f32(&contract::slots);
   return kernels::conv::bind_by_type(c, [&c]<class E, class F>() -> types::result<kernel> {
     requant q;
     if constexpr (types::quantized_element<E>) q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);

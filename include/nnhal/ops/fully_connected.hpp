@@ -1,11 +1,13 @@
 // FULLY_CONNECTED kernels; contract in types/signatures/fully_connected.hpp. The input is
 // read as [batch_size, input_size] (row-major flattening, as the spec reshapes it).
-// reference() is a plain GEMM loop (quantized: bit-exact with AOSP); float32 binds the
-// packed xsimd GEMM of kernels/conv_gemm.hpp.
+// reference() is a plain GEMM loop (quantized: bit-exact with AOSP); bind() picks the
+// AVX-512 GEMM (float32 FMA, quant8 VNNI) of kernels/gemm_avx512.hpp when the CPU has it,
+// else for float32 the packed xsimd GEMM of kernels/conv_gemm.hpp.
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/ops/kernels/gemm_avx512.hpp"
 
 namespace nnhal::ops::fully_connected {
 
@@ -27,6 +29,9 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
+#if NNHAL_HAVE_X86_KERNELS
+  if (auto k = kernels::conv::avx512::bind_fully_connected(c)) return std::move(*k);
+#endif
   switch (c.in[0].type) {
     case OperandType::TENSOR_FLOAT32: return kernels::conv::bind_fully_connected_f32(c);
     case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, {}); }};

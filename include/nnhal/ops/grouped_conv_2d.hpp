@@ -1,12 +1,13 @@
 // GROUPED_CONV_2D kernels; contract in types/signatures/grouped_conv_2d.hpp. The reference
 // is the shared direct loop of kernels/conv_common.hpp, each group of depth_out /
 // num_groups filters reading its depth_in / num_groups input channels (quantized:
-// bit-exact with AOSP). Float32 with a constant num_groups of 1 is a CONV_2D and binds
-// the packed xsimd path.
+// bit-exact with AOSP). A constant num_groups of 1 is a CONV_2D and binds its packed
+// paths (AVX-512 float32 / VNNI quant8, else xsimd float32).
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/ops/kernels/gemm_avx512.hpp"
 #include "nnhal/types/signatures/grouped_conv_2d.hpp"
 
 namespace nnhal::ops::grouped_conv_2d {
@@ -21,6 +22,10 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
+#if NNHAL_HAVE_X86_KERNELS
+  if (types::sig::detail::conv_int(c.in, contract::slots(c.in).extra, 1) == 1)
+    if (auto k = kernels::conv::avx512::bind_conv(c, conv_kind::grouped, &contract::slots)) return std::move(*k);
+#endif
   if (c.in[0].type == OperandType::TENSOR_FLOAT32) {
     const auto s = contract::slots(c.in);
     if (types::sig::detail::conv_int(c.in, s.extra, 1) == 1)

@@ -11,6 +11,14 @@
 #include <variant>
 #include <vector>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define NNHAL_HAS_MMAP 1
+#endif
+
+#include "nnhal/types/error.hpp"
 #include "nnhal/types/operand_type.hpp"
 #include "nnhal/types/operation_type.hpp"
 
@@ -62,6 +70,7 @@ struct Memory {
   std::shared_ptr<void> owner;  // keeps the mapping or allocation alive
   std::byte* data = nullptr;
   std::size_t size = 0;
+  bool writable = true;  // false: may hold only inputs and constants (a read-only mapping)
 
   std::span<std::byte> bytes() const noexcept { return {data, size}; }
 
@@ -74,6 +83,40 @@ struct Memory {
     m.owner = std::move(block);
     return m;
   }
+
+#ifdef NNHAL_HAS_MMAP
+  /// Maps bytes [offset, offset + length) of the shared-memory file `fd` (memfd, ashmem,
+  /// a regular file) with MAP_SHARED, read-write unless `writable` is false (then no
+  /// request output may be placed in it: INVALID_ARGUMENT at execution). Any offset
+  /// works (the mapping starts at the page below it). The mapping holds its own
+  /// reference, so `fd` may be closed afterwards. INVALID_ARGUMENT for a bad fd, a zero
+  /// length, a range outside the file, or a failed mmap.
+  static result<Memory> map_fd(int fd, std::size_t offset, std::size_t length, bool writable = true) {
+    NNHAL_CHECK(fd >= 0, ErrorStatus::INVALID_ARGUMENT, "memory pool: bad file descriptor ", fd);
+    NNHAL_CHECK(length > 0, ErrorStatus::INVALID_ARGUMENT, "memory pool: zero length");
+    NNHAL_CHECK(offset <= SIZE_MAX - length, ErrorStatus::INVALID_ARGUMENT, "memory pool: offset + length overflows");
+    struct stat st {};
+    NNHAL_CHECK(::fstat(fd, &st) == 0, ErrorStatus::INVALID_ARGUMENT, "memory pool: fd ", fd, " is not open");
+    // Past the end of a file a mapping faults on access, so check what can be checked.
+    if (S_ISREG(st.st_mode))
+      NNHAL_CHECK(st.st_size >= 0 && offset + length <= static_cast<std::uint64_t>(st.st_size),
+                  ErrorStatus::INVALID_ARGUMENT, "memory pool: [", offset, ", +", length, ") outside the ",
+                  static_cast<std::int64_t>(st.st_size), " bytes of fd ", fd);
+    const long page_size = ::sysconf(_SC_PAGESIZE);
+    const std::size_t page = page_size > 0 ? static_cast<std::size_t>(page_size) : 4096;
+    const std::size_t start = offset / page * page;
+    const std::size_t span_bytes = length + (offset - start);
+    void* base = ::mmap(nullptr, span_bytes, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd,
+                        static_cast<off_t>(start));
+    NNHAL_CHECK(base != MAP_FAILED, ErrorStatus::INVALID_ARGUMENT, "memory pool: mmap of fd ", fd, " failed");
+    Memory m;
+    m.owner = std::shared_ptr<void>(base, [span_bytes](void* p) { ::munmap(p, span_bytes); });
+    m.data = static_cast<std::byte*>(base) + (offset - start);
+    m.size = length;
+    m.writable = writable;
+    return m;
+  }
+#endif
 };
 
 struct ExtensionNameAndPrefix {

@@ -8,7 +8,8 @@
 // only the valid part is stored: nothing is written outside the output.
 // DEPTHWISE_CONV_2D with depth_multiplier 1 vectorizes across channels instead (its
 // filter [1, fh, fw, channels] is already channel-contiguous, so it needs no packing).
-// Not here yet: AVX-512 / VNNI variants, quantized paths (a later pass).
+// This is the portable path; AVX-512 CPUs bind kernels/gemm_avx512.hpp and
+// kernels/dwconv_avx512.hpp instead (float32 and quant8).
 #pragma once
 
 #include <algorithm>
@@ -245,7 +246,8 @@ void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, cons
 }
 
 /// Copies a 4-D tensor between NCHW and NHWC (`to_nhwc` picks the direction).
-inline void relayout(const float* src, float* dst, std::size_t n, std::size_t c, std::size_t h, std::size_t w,
+template <class T>
+void relayout(const T* src, T* dst, std::size_t n, std::size_t c, std::size_t h, std::size_t w,
                      bool to_nhwc) {
   const layout4 nchw = make_layout4(true, h, w, c), nhwc = make_layout4(false, h, w, c);
   for (std::size_t b = 0; b < n; ++b)

@@ -36,6 +36,8 @@ inline const cpu_features& cpu() noexcept {
 /// Marks a function compiled for AVX-512 (F/BW/DQ/VL) whatever the TU's -m flags are;
 /// call it only when simd::cpu().avx512 is true.
 #define NNHAL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+/// AVX-512 plus VNNI (vpdpbusd); call it only when simd::cpu().avx512_vnni is true.
+#define NNHAL_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 #else
 #define NNHAL_HAVE_X86_KERNELS 0
 #endif

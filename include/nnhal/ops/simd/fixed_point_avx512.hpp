@@ -48,6 +48,42 @@ NNHAL_TARGET_AVX512 inline __m512i apply_multiplier(__m512i x, ops::quant::fixed
   return _mm512_mask_add_epi32(h, up, h, _mm512_set1_epi32(1));
 }
 
+/// apply_multiplier with a multiplier per lane (per-channel requantization): lane i uses
+/// mantissa[i] and shift left[i] (> 0) or right[i] (> 0), at most one of them non-zero.
+/// round_mask[i] = 2^right[i] - 1 and round_half[i] = round_mask[i] >> 1 are precomputed
+/// by the caller (a GEMM epilogue reuses them); Left false skips the left shift, valid when
+/// every left[i] is 0.
+template <bool Left>
+NNHAL_TARGET_AVX512 inline __m512i apply_multiplier_lanes(__m512i x, __m512i mantissa, __m512i left, __m512i right,
+                                                          __m512i round_mask, __m512i round_half) {
+  if constexpr (Left) {
+    const __m512i lim_hi = _mm512_maskz_srav_epi32(all16, _mm512_set1_epi32(std::numeric_limits<std::int32_t>::max()), left);
+    const __m512i lim_lo = _mm512_maskz_srav_epi32(all16, _mm512_set1_epi32(std::numeric_limits<std::int32_t>::min()), left);
+    x = _mm512_maskz_sllv_epi32(all16, _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, x, lim_lo), lim_hi), left);
+  }
+  const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
+  const __m512i even = _mm512_maskz_srai_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, x, mantissa), nudge), 31);
+  const __m512i odd = _mm512_maskz_srai_epi64(
+      all8,
+      _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, x, 32),
+                                              _mm512_maskz_srli_epi64(all8, mantissa, 32)),
+                       nudge),
+      31);
+  const __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+  // Rounding divide by 2^right[i], ties away from zero (right = 0: mask 0, nothing added).
+  const __m512i threshold = _mm512_add_epi32(round_half, _mm512_maskz_srli_epi32(all16, h, 31));
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(h, round_mask), threshold);
+  const __m512i q = _mm512_maskz_srav_epi32(all16, h, right);
+  return _mm512_mask_add_epi32(q, up, q, _mm512_set1_epi32(1));
+}
+
+/// The same, computing the rounding constants from right[i].
+NNHAL_TARGET_AVX512 inline __m512i apply_multiplier_lanes(__m512i x, __m512i mantissa, __m512i left, __m512i right) {
+  const __m512i mask =
+      _mm512_sub_epi32(_mm512_maskz_sllv_epi32(all16, _mm512_set1_epi32(1), right), _mm512_set1_epi32(1));
+  return apply_multiplier_lanes<true>(x, mantissa, left, right, mask, _mm512_maskz_srai_epi32(all16, mask, 1));
+}
+
 /// 16 stored 8-bit values widened to int32 lanes.
 template <class S>
 NNHAL_TARGET_AVX512 inline __m512i load_x16(const S* p) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_detection.hpp"
 
 namespace nnhal::types::sig {
 
@@ -17,6 +18,10 @@ struct roi_align {
       {.since = V::V1_2, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_QUANT16_ASYMM, T::TENSOR_INT32, T::INT32, T::INT32, T::FLOAT32, T::FLOAT32, T::INT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT16_ASYMM, T::TENSOR_INT32, T::INT32, T::INT32, T::FLOAT32, T::FLOAT32, T::INT32, T::INT32, T::BOOL), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
   });
+
+  /// Output [num_rois, out_h, out_w, depth] (NHWC) or [num_rois, depth, out_h, out_w]; see
+  /// detail::detection::infer_roi. Sampling ratios >= 0 (0: adaptive).
+  static result<shapes> infer(const infer_context& c) { return detail::detection::infer_roi(c, true); }
 };
 
 }  // namespace nnhal::types::sig

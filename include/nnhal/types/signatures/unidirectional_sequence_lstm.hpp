@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
+#include "nnhal/types/signatures/detail_recurrent.hpp"
 
 namespace nnhal::types::sig {
 
@@ -20,6 +21,42 @@ struct unidirectional_sequence_lstm {
   });
   // Inputs that may be omitted (lifetime NO_VALUE / hasNoValue): the optional ones of the spec.
   static constexpr std::uint64_t omittable = bit(1) | bit(5) | bit(9) | bit(10) | bit(11) | bit(12) | bit(16) | bit(17) | bit(24) | bit(25) | bit(26) | bit(27);
+
+  static detail::recurrent::lstm_slots slots() {
+    using I = in;
+    const auto i = [](I r) { return static_cast<int>(r); };
+    return {{i(I::input_to_input_weights), i(I::input_to_forget_weights), i(I::input_to_cell_weights), i(I::input_to_output_weights)},
+            {i(I::recurrent_to_input_weights), i(I::recurrent_to_forget_weights), i(I::recurrent_to_cell_weights), i(I::recurrent_to_output_weights)},
+            {i(I::cell_to_input_weights), i(I::cell_to_forget_weights), i(I::cell_to_output_weights)},
+            {i(I::input_gate_bias), i(I::forget_gate_bias), i(I::cell_bias), i(I::output_gate_bias)},
+            i(I::projection_weights), i(I::projection_bias),
+            {i(I::input_layer_norm_weights), i(I::forget_layer_norm_weights), i(I::cell_layer_norm_weights), i(I::output_layer_norm_weights)},
+            {-1, -1, -1, -1}, i(I::output_state_in), i(I::cell_state_in), ""};
+  }
+  /// output: the input's [max_time, batch] (time-major) or [batch, max_time] with
+  /// output_size last; output_state_out [batch, output_size], cell_state_out [batch, num_units].
+  static result<shapes> infer(const infer_context& c) {
+    namespace rc = detail::recurrent;
+    const bool ex = c.executing;
+    const operand_desc& x = c.inputs[0];
+    NNHAL_TRY(rc::expect_shape(x, "input", {std::nullopt, std::nullopt, std::nullopt}, ex));
+    NNHAL_TRY(rc::check_lstm_activation(c.inputs[static_cast<std::size_t>(in::activation)], "activation"));
+    NNHAL_TRY(rc::check_clip(c.inputs[static_cast<std::size_t>(in::cell_clip)], "cell_clip"));
+    NNHAL_TRY(rc::check_clip(c.inputs[static_cast<std::size_t>(in::proj_clip)], "proj_clip"));
+    const std::optional<bool> time_major = rc::bool_scalar(c.inputs[static_cast<std::size_t>(in::time_major)]);
+    const rc::extent batch = time_major ? rc::dim(x, *time_major ? 1 : 0, ex) : std::nullopt;
+    auto w = rc::check_lstm_weights(c.inputs, slots(), batch, rc::dim(x, 2, ex), std::nullopt, false, ex);
+    if (!w) return std::move(w).err();
+    const std::uint32_t nc = w->n_cell.value_or(0), no = w->n_output.value_or(0);
+    shapes out;
+    if (x.dims.size() == 3) out.push_back(dims_t{x.dims[0], x.dims[1], no});
+    else out.push_back(dims_t{});
+    if (c.outputs.size() == 3) {
+      out.push_back(dims_t{batch.value_or(0), no});
+      out.push_back(dims_t{batch.value_or(0), nc});
+    }
+    return out;
+  }
 };
 
 }  // namespace nnhal::types::sig

@@ -1,0 +1,197 @@
+// Compilation-cache benchmarks on a MobileNet v1 (1.0, 224)-sized float model (about
+// 4.2 M weights, 17 MB in one constant pool): full preparation versus preparation from
+// the cache, and save / load throughput in bytes per second (files in $TMPDIR).
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "nnhal/cache/cache.hpp"
+#include "support/model_builder.hpp"
+
+namespace {
+
+using namespace nnhal::types;
+namespace ca = nnhal::cache;
+namespace fs = std::filesystem;
+
+/// MobileNet v1 1.0/224 topology: conv 3x3/2, 13 depthwise-separable blocks, average
+/// pool, fully connected to 1001 classes, softmax. Weights are random in one pool.
+Model mobilenet_like() {
+  nnhal::test::model_builder b;
+  auto g = b.main();
+  struct layer {
+    std::uint32_t out;
+    std::uint32_t stride;
+  };
+  const layer blocks[] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2}, {512, 1},
+                          {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
+  // Size the pool first: all weights and biases, each 64-byte aligned.
+  std::vector<std::pair<std::vector<std::uint32_t>, std::uint64_t>> tensors;  // dims, offset
+  std::uint64_t pool_bytes = 0;
+  auto reserve = [&](std::vector<std::uint32_t> dims) {
+    std::uint64_t n = 4;
+    for (auto d : dims) n *= d;
+    tensors.push_back({std::move(dims), pool_bytes});
+    pool_bytes = (pool_bytes + n + 63) / 64 * 64;
+    return tensors.size() - 1;
+  };
+  std::uint32_t c = 32;
+  reserve({32, 3, 3, 3});
+  reserve({32});
+  for (const auto& l : blocks) {
+    reserve({1, 3, 3, c});
+    reserve({c});
+    reserve({l.out, 1, 1, c});
+    reserve({l.out});
+    c = l.out;
+  }
+  reserve({1001, 1024});
+  reserve({1001});
+  const std::uint32_t pool = b.pool(pool_bytes);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  auto* w = reinterpret_cast<float*>(b.model().pools[pool].data);
+  for (std::uint64_t i = 0; i < pool_bytes / 4; ++i) w[i] = dist(rng);
+
+  std::size_t next = 0;
+  auto weight = [&]() {
+    const auto& [dims, offset] = tensors[next++];
+    std::uint64_t n = 4;
+    for (auto d : dims) n *= d;
+    return g.reference(OperandType::TENSOR_FLOAT32, dims, pool, static_cast<std::uint32_t>(offset),
+                       static_cast<std::uint32_t>(n));
+  };
+  const auto act6 = [&] { return g.i32(3); };  // RELU6
+  std::uint32_t hw = 112;
+  auto x = g.input(OperandType::TENSOR_FLOAT32, {1, 224, 224, 3});
+  auto t = g.temporary(OperandType::TENSOR_FLOAT32, {1, hw, hw, 32});
+  {
+    const auto f = weight();
+    const auto bias = weight();
+    g.op(OperationType::CONV_2D, {x, f, bias, g.i32(1), g.i32(2), g.i32(2), act6()}, {t});
+  }
+  c = 32;
+  for (const auto& l : blocks) {
+    hw = l.stride == 2 ? hw / 2 : hw;
+    const auto dw = g.temporary(OperandType::TENSOR_FLOAT32, {1, hw, hw, c});
+    const auto f = weight();
+    const auto bias = weight();
+    g.op(OperationType::DEPTHWISE_CONV_2D,
+         {t, f, bias, g.i32(1), g.i32(static_cast<std::int32_t>(l.stride)), g.i32(static_cast<std::int32_t>(l.stride)),
+          g.i32(1), act6()},
+         {dw});
+    const auto pw = g.temporary(OperandType::TENSOR_FLOAT32, {1, hw, hw, l.out});
+    const auto pf = weight();
+    const auto pb = weight();
+    g.op(OperationType::CONV_2D, {dw, pf, pb, g.i32(1), g.i32(1), g.i32(1), act6()}, {pw});
+    t = pw;
+    c = l.out;
+  }
+  const auto pooled = g.temporary(OperandType::TENSOR_FLOAT32, {1, 1, 1, 1024});
+  g.op(OperationType::AVERAGE_POOL_2D, {t, g.i32(2), g.i32(1), g.i32(1), g.i32(7), g.i32(7), g.i32(0)}, {pooled});
+  const auto flat = g.temporary(OperandType::TENSOR_FLOAT32, {1, 1024});
+  g.op(OperationType::RESHAPE, {pooled, g.i32_tensor({1, 1024})}, {flat});
+  const auto logits = g.temporary(OperandType::TENSOR_FLOAT32, {1, 1001});
+  const auto fw = weight();
+  const auto fb = weight();
+  g.op(OperationType::FULLY_CONNECTED, {flat, fw, fb, g.i32(0)}, {logits});
+  const auto y = g.output(OperandType::TENSOR_FLOAT32, {1, 1001});
+  g.op(OperationType::SOFTMAX, {logits, g.f32(1.0f)}, {y});
+  return b.build();
+}
+
+/// A scratch directory with a token store and one model / data cache file.
+struct bench_env {
+  fs::path dir;
+  int model_fd = -1, data_fd = -1;
+  std::optional<ca::token_store> store;
+  bench_env() {
+    std::string t = (fs::temp_directory_path() / "nnhal-cache-bench.XXXXXX").string();
+    if (!::mkdtemp(t.data())) std::abort();
+    dir = t;
+    model_fd = ::open((dir / "model").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    data_fd = ::open((dir / "data").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    auto s = ca::token_store::open(dir / "store", "bench");
+    if (!s || model_fd < 0 || data_fd < 0) std::abort();
+    store.emplace(std::move(*s));
+  }
+  ~bench_env() {
+    ::close(model_fd);
+    ::close(data_fd);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::uint64_t cache_bytes() const {
+    return static_cast<std::uint64_t>(::lseek(model_fd, 0, SEEK_END) + ::lseek(data_fd, 0, SEEK_END));
+  }
+};
+
+const Model& model() {
+  static const Model m = mobilenet_like();
+  return m;
+}
+const CacheToken token{1, 2, 3};
+
+void BM_full_prepare(benchmark::State& state) {
+  for (auto _ : state) {
+    auto pm = nnhal::exec::prepare(model());
+    if (!pm) state.SkipWithError(pm.err().message.c_str());
+    benchmark::DoNotOptimize(pm);
+  }
+}
+
+void BM_prepare_from_cache(benchmark::State& state) {
+  bench_env env;
+  const int m[] = {env.model_fd}, d[] = {env.data_fd};
+  if (auto st = ca::save_to_cache(model(), m, d, token, *env.store); !st) {
+    state.SkipWithError(st.err().message.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto pm = ca::prepare_from_cache(m, d, token, *env.store);
+    if (!pm) state.SkipWithError(pm.err().message.c_str());
+    benchmark::DoNotOptimize(pm);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(env.cache_bytes() * state.iterations()));
+}
+
+void BM_load_from_cache(benchmark::State& state) {  // read + hash + decode + validate, no prepare
+  bench_env env;
+  const int m[] = {env.model_fd}, d[] = {env.data_fd};
+  if (auto st = ca::save_to_cache(model(), m, d, token, *env.store); !st) {
+    state.SkipWithError(st.err().message.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto loaded = ca::load_from_cache(m, d, token, *env.store);
+    if (!loaded) state.SkipWithError(loaded.err().message.c_str());
+    benchmark::DoNotOptimize(loaded);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(env.cache_bytes() * state.iterations()));
+}
+
+void BM_save_to_cache(benchmark::State& state) {
+  bench_env env;
+  const int m[] = {env.model_fd}, d[] = {env.data_fd};
+  for (auto _ : state) {
+    auto st = ca::save_to_cache(model(), m, d, token, *env.store);
+    if (!st) state.SkipWithError(st.err().message.c_str());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(env.cache_bytes() * state.iterations()));
+}
+
+BENCHMARK(BM_full_prepare)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_prepare_from_cache)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_load_from_cache)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_save_to_cache)->Unit(benchmark::kMillisecond);
+
+}  // namespace

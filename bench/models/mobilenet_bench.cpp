@@ -1,0 +1,66 @@
+// MobileNet v1 1.0-224 end to end through exec::prepare / exec::execute, batch 1, on the
+// calling thread: milliseconds per inference for float32, qu8, qs8 and qc8 (s8 activations,
+// per-channel filters). The model comes from support/mobilenet_v1.hpp (seeded weights).
+// Names: mobilenet_v1/<dtype>/nnhal. Counters: ms per inference and GFLOP/s (GOP/s),
+// counting 2 ops per multiply-add of the convolutions and the classifier (1.14 G).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "nnhal/exec/driver.hpp"
+#include "support/machine.hpp"
+#include "support/mobilenet_v1.hpp"
+
+namespace nnhal::bench {
+namespace {
+
+constexpr double mobilenet_ops = 2.0 * 568.7e6;  // multiply-adds of MobileNet v1 1.0-224, x2
+
+void nnhal_mobilenet(benchmark::State& state, mobilenet_type kind) {
+  const types::Model model = mobilenet_v1(kind);
+  auto prepared = exec::prepare(model);
+  if (!prepared) {
+    state.SkipWithError(prepared.err().message.c_str());
+    return;
+  }
+  types::Request request = test::make_request(model);
+  // A random image in the input's slice of the request pool.
+  auto& pool = std::get<types::Memory>(request.pools[0]);
+  const auto& in = request.inputs[0].location;
+  std::mt19937 rng(3);
+  if (kind == mobilenet_type::f32) {
+    std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+    for (std::size_t i = 0; i < in.length / 4; ++i) {
+      const float v = real(rng);
+      std::memcpy(pool.data + in.offset + 4 * i, &v, 4);
+    }
+  } else {
+    for (std::size_t i = 0; i < in.length; ++i) pool.data[in.offset + i] = static_cast<std::byte>(rng());
+  }
+  for (auto _ : state) {
+    const exec::execution_outcome out = exec::execute(**prepared, request);
+    if (out.status != types::ErrorStatus::NONE) {
+      state.SkipWithError(out.message.c_str());
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["ms"] = benchmark::Counter(n * 1e-3, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["GFLOPs"] = benchmark::Counter(n * mobilenet_ops / 1e9, benchmark::Counter::kIsRate);
+}
+
+int register_all() {
+  const std::pair<const char*, mobilenet_type> kinds[] = {
+      {"f32", mobilenet_type::f32}, {"qu8", mobilenet_type::qu8}, {"qs8", mobilenet_type::qs8}, {"qc8", mobilenet_type::qc8}};
+  for (const auto& [name, kind] : kinds)
+    benchmark::RegisterBenchmark((std::string("mobilenet_v1/") + name + "/nnhal").c_str(), nnhal_mobilenet, kind)
+        ->Unit(benchmark::kMillisecond);
+  return 0;
+}
+const int registered = register_all();
+
+}  // namespace
+}  // namespace nnhal::bench

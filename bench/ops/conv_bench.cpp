@@ -1,0 +1,393 @@
+// Convolution family on the MobileNet v1 1.0-224 layer shapes at batch 1: nnhal next to
+// XNNPACK and oneDNN in the same run, single-threaded. Each result reports GFLOP/s (GOP/s
+// for quant8: 2 ops per multiply-add) and the fraction of this core's measured peak (FMA
+// for float32, vpdpbusd for quant8) as counters.
+// Names: conv/<op>/<dtype>/<shape>/<impl>, op in {conv_2d, depthwise_conv_2d,
+// fully_connected}, dtype in {f32, qu8, qs8, qc8} (qc8: signed activations with
+// per-channel filters), impl in {nnhal, xnnpack, onednn}. oneDNN has no unsigned filters:
+// its qu8 column runs u8 activations with s8 filters.
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "nnhal/exec/parallel.hpp"
+#include "nnhal/ops/families/conv.hpp"
+#include "support/machine.hpp"
+
+#if NNHAL_BENCH_XNNPACK
+#include <xnnpack.h>
+#endif
+#if NNHAL_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace nnhal::bench {
+namespace {
+
+using types::OperandType;
+using types::OperationType;
+
+enum class dtype { f32, qu8, qs8, qc8 };
+const char* name_of(dtype d) {
+  switch (d) {
+    case dtype::f32: return "f32";
+    case dtype::qu8: return "qu8";
+    case dtype::qs8: return "qs8";
+    default: return "qc8";
+  }
+}
+OperandType act_type(dtype d) {
+  return d == dtype::f32 ? OperandType::TENSOR_FLOAT32
+         : d == dtype::qu8 ? OperandType::TENSOR_QUANT8_ASYMM
+                           : OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+}
+OperandType filter_type(dtype d) {
+  return d == dtype::qc8 ? OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL : act_type(d);
+}
+
+/// One MobileNet v1 layer (NHWC, batch 1). Padding: top, left, bottom, right.
+struct layer {
+  const char* shape;
+  OperationType op;
+  std::uint32_t h, w, cin, cout, k, stride;
+  std::array<std::uint32_t, 4> pad;
+  std::uint32_t out_h() const { return (h + pad[0] + pad[2] - k) / stride + 1; }
+  std::uint32_t out_w() const { return (w + pad[1] + pad[3] - k) / stride + 1; }
+  bool depthwise() const { return op == OperationType::DEPTHWISE_CONV_2D; }
+  double ops() const {  // 2 per multiply-add
+    const double taps = static_cast<double>(k) * k * (depthwise() ? 1 : cin);
+    return 2.0 * out_h() * out_w() * cout * taps;
+  }
+  const char* op_name() const {
+    return op == OperationType::CONV_2D ? "conv_2d" : depthwise() ? "depthwise_conv_2d" : "fully_connected";
+  }
+};
+
+const layer layers[] = {
+    {"224x224x3_k3s2_32", OperationType::CONV_2D, 224, 224, 3, 32, 3, 2, {0, 0, 1, 1}},
+    {"112x112x32_k1_64", OperationType::CONV_2D, 112, 112, 32, 64, 1, 1, {0, 0, 0, 0}},
+    {"56x56x128_k1_128", OperationType::CONV_2D, 56, 56, 128, 128, 1, 1, {0, 0, 0, 0}},
+    {"28x28x256_k1_256", OperationType::CONV_2D, 28, 28, 256, 256, 1, 1, {0, 0, 0, 0}},
+    {"14x14x512_k1_512", OperationType::CONV_2D, 14, 14, 512, 512, 1, 1, {0, 0, 0, 0}},
+    {"7x7x1024_k1_1024", OperationType::CONV_2D, 7, 7, 1024, 1024, 1, 1, {0, 0, 0, 0}},
+    {"112x112x32_k3s1", OperationType::DEPTHWISE_CONV_2D, 112, 112, 32, 32, 3, 1, {1, 1, 1, 1}},
+    {"112x112x64_k3s2", OperationType::DEPTHWISE_CONV_2D, 112, 112, 64, 64, 3, 2, {0, 0, 1, 1}},
+    {"56x56x128_k3s1", OperationType::DEPTHWISE_CONV_2D, 56, 56, 128, 128, 3, 1, {1, 1, 1, 1}},
+    {"14x14x512_k3s1", OperationType::DEPTHWISE_CONV_2D, 14, 14, 512, 512, 3, 1, {1, 1, 1, 1}},
+    {"1x1024_1001", OperationType::FULLY_CONNECTED, 1, 1, 1024, 1001, 1, 1, {0, 0, 0, 0}},
+};
+
+// Quantization of every case: activations in [-4, 4) (scale 1/32), filters scale 1/64
+// (per channel: 1/64 times 0.5..1.5), outputs scaled so that results use the 8-bit range.
+constexpr float in_scale = 1.0f / 32, w_scale = 1.0f / 64;
+std::int32_t in_zp(dtype d) { return d == dtype::qu8 ? 128 : 0; }
+std::int32_t w_zp(dtype d) { return d == dtype::qu8 ? 120 : d == dtype::qs8 ? -3 : 0; }
+float out_scale(const layer& l) {
+  const double k = static_cast<double>(l.k) * l.k * (l.depthwise() ? 1 : l.cin);
+  return static_cast<float>(in_scale * w_scale * 40.0 * std::sqrt(k));
+}
+std::vector<float> channel_scales(std::uint32_t n) {
+  std::vector<float> s(n);
+  for (std::uint32_t i = 0; i < n; ++i) s[i] = w_scale * (0.5f + static_cast<float>(i % 11) / 10.0f);
+  return s;
+}
+
+/// Random bytes / floats of a case's tensors (the same seed for every library).
+struct case_data {
+  std::vector<std::uint8_t> input, filter, output;
+  std::vector<float> input_f, filter_f, bias_f, output_f;
+  std::vector<std::int32_t> bias_q;
+  std::vector<float> scales;
+};
+case_data make_data(const layer& l, dtype d) {
+  std::mt19937 rng(7);
+  case_data c;
+  const std::size_t n_in = std::size_t{l.h} * l.w * l.cin;
+  const std::size_t n_w = std::size_t{l.cout} * l.k * l.k * (l.depthwise() ? 1 : l.cin);
+  const std::size_t n_out = std::size_t{l.out_h()} * l.out_w() * l.cout;
+  std::uniform_int_distribution<int> byte(0, 255), bias(-2000, 2000);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  if (d == dtype::f32) {
+    for (std::size_t i = 0; i < n_in; ++i) c.input_f.push_back(real(rng));
+    for (std::size_t i = 0; i < n_w; ++i) c.filter_f.push_back(real(rng) * 0.1f);
+    for (std::size_t i = 0; i < l.cout; ++i) c.bias_f.push_back(real(rng));
+    c.output_f.assign(n_out, 0.0f);
+  } else {
+    for (std::size_t i = 0; i < n_in; ++i) c.input.push_back(static_cast<std::uint8_t>(byte(rng)));
+    for (std::size_t i = 0; i < n_w; ++i)
+      c.filter.push_back(static_cast<std::uint8_t>(d == dtype::qc8 ? (byte(rng) % 255) - 127 : byte(rng)));
+    for (std::size_t i = 0; i < l.cout; ++i) c.bias_q.push_back(bias(rng));
+    c.output.assign(n_out, 0);
+    if (d == dtype::qc8) c.scales = channel_scales(l.cout);
+  }
+  return c;
+}
+
+void report(benchmark::State& state, const layer& l, dtype d) {
+  const double total = l.ops() * static_cast<double>(state.iterations());
+  state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
+  const double peak = d == dtype::f32 ? peaks().fma_f32_flops : peaks().vnni_int8_ops;
+  if (peak > 0) state.counters["peak_frac"] = benchmark::Counter(total / peak, benchmark::Counter::kIsRate);
+}
+
+// --- nnhal -------------------------------------------------------------------------------
+
+void nnhal_case(benchmark::State& state, layer l, dtype d) {
+  case_data c = make_data(l, d);
+  const bool q = d != dtype::f32;
+  const bool fc = l.op == OperationType::FULLY_CONNECTED;
+  const std::vector<std::uint32_t> in_dims = fc ? std::vector<std::uint32_t>{1, l.cin}
+                                                : std::vector<std::uint32_t>{1, l.h, l.w, l.cin};
+  const std::vector<std::uint32_t> w_dims =
+      fc ? std::vector<std::uint32_t>{l.cout, l.cin}
+         : l.depthwise() ? std::vector<std::uint32_t>{1, l.k, l.k, l.cout}
+                         : std::vector<std::uint32_t>{l.cout, l.k, l.k, l.cin};
+  const std::vector<std::uint32_t> b_dims{l.cout};
+  const std::vector<std::uint32_t> out_dims = fc ? std::vector<std::uint32_t>{1, l.cout}
+                                                 : std::vector<std::uint32_t>{1, l.out_h(), l.out_w(), l.cout};
+  types::SymmPerChannelQuantParams channel{c.scales, fc ? 0u : (l.depthwise() ? 3u : 0u)};
+  auto tensor = [](OperandType t, const std::vector<std::uint32_t>& dims, float scale, std::int32_t zp,
+                   const void* value, std::size_t bytes) {
+    types::sig::operand_desc o;
+    o.type = t;
+    o.dims = dims;
+    o.scale = scale;
+    o.zero_point = zp;
+    o.value = static_cast<const std::byte*>(value);
+    o.value_size = bytes;
+    return o;
+  };
+  std::vector<std::int32_t> scalars;
+  if (fc) scalars = {1};  // RELU
+  else {
+    scalars = {static_cast<std::int32_t>(l.pad[1]), static_cast<std::int32_t>(l.pad[3]),
+               static_cast<std::int32_t>(l.pad[0]), static_cast<std::int32_t>(l.pad[2]),
+               static_cast<std::int32_t>(l.stride), static_cast<std::int32_t>(l.stride)};
+    if (l.depthwise()) scalars.push_back(1);  // depth_multiplier
+    scalars.push_back(3);                     // RELU6
+  }
+  std::vector<types::sig::operand_desc> in;
+  const float ws = d == dtype::qc8 ? 0.0f : (q ? w_scale : 0.0f);
+  if (q) {
+    in.push_back(tensor(act_type(d), in_dims, in_scale, in_zp(d), c.input.data(), c.input.size()));
+    in.push_back(tensor(filter_type(d), w_dims, ws, w_zp(d), c.filter.data(), c.filter.size()));
+    if (d == dtype::qc8) in.back().channel_quant = &channel;
+    in.push_back(tensor(OperandType::TENSOR_INT32, b_dims, d == dtype::qc8 ? 0.0f : in_scale * w_scale, 0,
+                        c.bias_q.data(), 4 * c.bias_q.size()));
+  } else {
+    in.push_back(tensor(act_type(d), in_dims, 0, 0, c.input_f.data(), 4 * c.input_f.size()));
+    in.push_back(tensor(filter_type(d), w_dims, 0, 0, c.filter_f.data(), 4 * c.filter_f.size()));
+    in.push_back(tensor(act_type(d), b_dims, 0, 0, c.bias_f.data(), 4 * c.bias_f.size()));
+  }
+  for (const auto& s : scalars) in.push_back(tensor(OperandType::INT32, {}, 0, 0, &s, 4));
+  std::vector<types::sig::operand_desc> out{
+      tensor(act_type(d), out_dims, q ? out_scale(l) : 0.0f, q ? in_zp(d) : 0, nullptr, 0)};
+  types::Operation op;
+  op.type = l.op;
+  for (std::uint32_t i = 0; i < in.size(); ++i) op.inputs.push_back(i);
+  auto bound = *ops::families::bind_conv(ops::bind_context{op, in, out, false});
+  if (!bound) {
+    state.SkipWithError(bound.err().message.c_str());
+    return;
+  }
+  std::array<std::byte*, 1> data{q ? reinterpret_cast<std::byte*>(c.output.data())
+                                   : reinterpret_cast<std::byte*>(c.output_f.data())};
+  exec::serial_context serial;
+  const ops::kernel k = std::move(*bound);
+  for (auto _ : state) {
+    k(ops::kernel_io{in, out, data, &serial});
+    benchmark::ClobberMemory();
+  }
+  report(state, l, d);
+}
+
+// --- XNNPACK -----------------------------------------------------------------------------
+
+#if NNHAL_BENCH_XNNPACK
+bool xnn_ready() {
+  static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
+  return ok;
+}
+
+void xnnpack_case(benchmark::State& state, layer l, dtype d) {
+  if (!xnn_ready()) {
+    state.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  case_data c = make_data(l, d);
+  const bool fc = l.op == OperationType::FULLY_CONNECTED, dw = l.depthwise();
+  const std::uint32_t groups = dw ? l.cout : 1;
+  const std::size_t gin = dw ? 1 : l.cin, gout = dw ? 1 : l.cout;
+  const std::uint32_t flags = dw ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0;
+  const auto [pt, pl, pb, pr] = l.pad;
+  xnn_operator_t o = nullptr;
+  xnn_status s = xnn_status_unsupported_parameter;
+  const float os = out_scale(l);
+  switch (d) {
+    case dtype::f32:
+      s = fc ? xnn_create_fully_connected_nc_f32(l.cin, l.cout, l.cin, l.cout, c.filter_f.data(), c.bias_f.data(), 0.0f,
+                                                 INFINITY, 0, &o)
+             : xnn_create_convolution2d_nhwc_f32(pt, pr, pb, pl, l.k, l.k, l.stride, l.stride, 1, 1, groups, gin, gout,
+                                                 l.cin, l.cout, c.filter_f.data(), c.bias_f.data(), 0.0f, 6.0f, flags,
+                                                 &o);
+      if (s == xnn_status_success)
+        s = fc ? xnn_setup_fully_connected_nc_f32(o, 1, c.input_f.data(), c.output_f.data(), nullptr)
+               : xnn_setup_convolution2d_nhwc_f32(o, 1, l.h, l.w, c.input_f.data(), c.output_f.data(), nullptr);
+      break;
+    case dtype::qu8:
+      s = fc ? xnn_create_fully_connected_nc_qu8(l.cin, l.cout, l.cin, l.cout, 128, in_scale, 120, w_scale,
+                                                 c.filter.data(), c.bias_q.data(), 128, os, 128, 255, 0, &o)
+             : xnn_create_convolution2d_nhwc_qu8(pt, pr, pb, pl, l.k, l.k, l.stride, l.stride, 1, 1, groups, gin, gout,
+                                                 l.cin, l.cout, 128, in_scale, 120, w_scale, c.filter.data(),
+                                                 c.bias_q.data(), 128, os, 128, 255, flags, &o);
+      if (s == xnn_status_success)
+        s = fc ? xnn_setup_fully_connected_nc_qu8(o, 1, c.input.data(), c.output.data(), nullptr)
+               : xnn_setup_convolution2d_nhwc_qu8(o, 1, l.h, l.w, c.input.data(), c.output.data(), nullptr);
+      break;
+    case dtype::qs8: {
+      const auto* in8 = reinterpret_cast<const std::int8_t*>(c.input.data());
+      auto* out8 = reinterpret_cast<std::int8_t*>(c.output.data());
+      const auto* w8 = reinterpret_cast<const std::int8_t*>(c.filter.data());
+      // XNNPACK's qs8 filters are symmetric (no zero point): the cost is the same.
+      s = fc ? xnn_create_fully_connected_nc_qs8(l.cin, l.cout, l.cin, l.cout, 0, in_scale, w_scale, w8,
+                                                 c.bias_q.data(), 0, os, 0, 127, 0, &o)
+             : xnn_create_convolution2d_nhwc_qs8(pt, pr, pb, pl, l.k, l.k, l.stride, l.stride, 1, 1, groups, gin, gout,
+                                                 l.cin, l.cout, 0, in_scale, w_scale, w8, c.bias_q.data(), 0, os, 0,
+                                                 127, flags, &o);
+      if (s == xnn_status_success)
+        s = fc ? xnn_setup_fully_connected_nc_qs8(o, 1, in8, out8, nullptr)
+               : xnn_setup_convolution2d_nhwc_qs8(o, 1, l.h, l.w, in8, out8, nullptr);
+      break;
+    }
+    case dtype::qc8: {
+      if (fc) {
+        state.SkipWithError("FULLY_CONNECTED has no per-channel filters");
+        return;
+      }
+      const auto* in8 = reinterpret_cast<const std::int8_t*>(c.input.data());
+      auto* out8 = reinterpret_cast<std::int8_t*>(c.output.data());
+      s = xnn_create_convolution2d_nhwc_qc8(pt, pr, pb, pl, l.k, l.k, l.stride, l.stride, 1, 1, groups, gin, gout, l.cin,
+                                            l.cout, 0, in_scale, c.scales.data(),
+                                            reinterpret_cast<const std::int8_t*>(c.filter.data()), c.bias_q.data(), 0,
+                                            os, 0, 127, flags, &o);
+      if (s == xnn_status_success) s = xnn_setup_convolution2d_nhwc_qc8(o, 1, l.h, l.w, in8, out8, nullptr);
+      break;
+    }
+  }
+  if (s != xnn_status_success) {
+    state.SkipWithError("XNNPACK operator not available");
+    if (o) xnn_delete_operator(o);
+    return;
+  }
+  for (auto _ : state) {
+    xnn_run_operator(o, nullptr);
+    benchmark::ClobberMemory();
+  }
+  xnn_delete_operator(o);
+  report(state, l, d);
+}
+#endif
+
+// --- oneDNN ------------------------------------------------------------------------------
+
+#if NNHAL_BENCH_ONEDNN
+void onednn_case(benchmark::State& state, layer l, dtype d) {
+  using namespace dnnl;
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  if (d == dtype::qc8 && l.op == OperationType::FULLY_CONNECTED) {
+    state.SkipWithError("FULLY_CONNECTED has no per-channel filters");
+    return;
+  }
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  const bool q = d != dtype::f32, fc = l.op == OperationType::FULLY_CONNECTED, dw = l.depthwise();
+  const dt src_t = d == dtype::f32 ? dt::f32 : d == dtype::qu8 ? dt::u8 : dt::s8;
+  const dt w_t = q ? dt::s8 : dt::f32, b_t = q ? dt::s32 : dt::f32;
+  primitive_attr attr;
+  post_ops po;
+  po.append_eltwise(1.0f, fc ? algorithm::eltwise_relu : algorithm::eltwise_clip, 0.0f, fc ? 0.0f : 6.0f);
+  attr.set_post_ops(po);
+  if (q) {
+    if (d == dtype::qc8) {
+      std::vector<float> s(l.cout);
+      for (std::uint32_t i = 0; i < l.cout; ++i) s[i] = in_scale * channel_scales(l.cout)[i] / out_scale(l);
+      attr.set_output_scales(1 << 1, s);
+    } else {
+      attr.set_output_scales(0, {in_scale * w_scale / out_scale(l)});
+    }
+  }
+  memory::desc src_md, w_md, b_md({static_cast<memory::dim>(l.cout)}, b_t, tag::x), dst_md;
+  primitive prim;
+  memory::desc src_chosen, w_chosen, dst_chosen;
+  memory::desc w_user;
+  if (fc) {
+    src_md = memory::desc({1, static_cast<memory::dim>(l.cin)}, src_t, tag::any);
+    w_md = memory::desc({static_cast<memory::dim>(l.cout), static_cast<memory::dim>(l.cin)}, w_t, tag::any);
+    dst_md = memory::desc({1, static_cast<memory::dim>(l.cout)}, src_t, tag::any);
+    w_user = memory::desc({static_cast<memory::dim>(l.cout), static_cast<memory::dim>(l.cin)}, w_t, tag::oi);
+    inner_product_forward::desc desc(prop_kind::forward_inference, src_md, w_md, b_md, dst_md);
+    inner_product_forward::primitive_desc pd(desc, attr, eng);
+    src_chosen = pd.src_desc();
+    w_chosen = pd.weights_desc();
+    dst_chosen = pd.dst_desc();
+    prim = inner_product_forward(pd);
+  } else {
+    const memory::dim k = l.k, cin = l.cin, cout = l.cout;
+    src_md = memory::desc({1, cin, l.h, l.w}, src_t, tag::any);
+    dst_md = memory::desc({1, cout, l.out_h(), l.out_w()}, src_t, tag::any);
+    w_md = dw ? memory::desc({cout, 1, 1, k, k}, w_t, tag::any) : memory::desc({cout, cin, k, k}, w_t, tag::any);
+    w_user = dw ? memory::desc({cout, 1, 1, k, k}, w_t, tag::goihw) : memory::desc({cout, cin, k, k}, w_t, tag::oihw);
+    convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct, src_md, w_md, b_md,
+                                   dst_md, {l.stride, l.stride}, {l.pad[0], l.pad[1]}, {l.pad[2], l.pad[3]});
+    convolution_forward::primitive_desc pd(desc, attr, eng);
+    src_chosen = pd.src_desc();
+    w_chosen = pd.weights_desc();
+    dst_chosen = pd.dst_desc();
+    prim = convolution_forward(pd);
+  }
+  case_data c = make_data(l, d);
+  memory src(src_chosen, eng), dst(dst_chosen, eng), bias(b_md, eng), w(w_chosen, eng);
+  // Weights: the same values in the user layout, reordered once into the chosen one.
+  memory w_src(w_user, eng);
+  std::memcpy(w_src.get_data_handle(), q ? static_cast<const void*>(c.filter.data()) : c.filter_f.data(),
+              std::min<std::size_t>(w_user.get_size(), q ? c.filter.size() : 4 * c.filter_f.size()));
+  reorder(w_src, w).execute(strm, w_src, w);
+  std::memcpy(bias.get_data_handle(), q ? static_cast<const void*>(c.bias_q.data()) : c.bias_f.data(), 4 * l.cout);
+  std::memset(src.get_data_handle(), 1, src_chosen.get_size());
+  const std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}};
+  for (auto _ : state) {
+    prim.execute(strm, args);
+    strm.wait();
+  }
+  report(state, l, d);
+}
+#endif
+
+int register_all() {
+  for (const layer& l : layers)
+    for (dtype d : {dtype::f32, dtype::qu8, dtype::qs8, dtype::qc8}) {
+      if (d == dtype::qc8 && l.op == OperationType::FULLY_CONNECTED) continue;  // no per-channel FULLY_CONNECTED
+      const std::string base = std::string("conv/") + l.op_name() + "/" + name_of(d) + "/" + l.shape + "/";
+      benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_case, l, d)->Unit(benchmark::kMicrosecond);
+#if NNHAL_BENCH_XNNPACK
+      benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_case, l, d)->Unit(benchmark::kMicrosecond);
+#endif
+#if NNHAL_BENCH_ONEDNN
+      benchmark::RegisterBenchmark((base + "onednn").c_str(), onednn_case, l, d)->Unit(benchmark::kMicrosecond);
+#endif
+    }
+  return 0;
+}
+const int registered = register_all();
+
+}  // namespace
+}  // namespace nnhal::bench

@@ -1,0 +1,701 @@
+// AVX-512 GEMM kernels of the conv family (CONV_2D, GROUPED_CONV_2D with one group,
+// FULLY_CONNECTED): register-blocked micro-kernels, FMA for float32 and VNNI (vpdpbusd)
+// for quant8, over GEMM rows that are output pixels or batch rows. A conv row lists one
+// input pointer per filter tap (a 1x1 conv reads the NHWC input in place; a padding tap
+// points at a row holding the padding value), so there is no im2col, except for filters
+// with few input channels (the first layer of an image model), gathered into a per-thread
+// scratch so the K loop is long. Filters are packed
+// once, at bind, when they are constants. Intrinsics live in functions compiled for
+// AVX-512 by target attributes: bind() picks them from simd::cpu(), whatever the TU's flags.
+//  - float32: the reference's products summed in another order (float rounding only);
+//  - quant8: exact int32 sums wrapping like the reference's, then the same fixed-point
+//    requantization (simd::avx512::apply_multiplier_lanes): bit-exact with reference().
+#pragma once
+
+#include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/ops/simd/cpu.hpp"
+
+#if NNHAL_HAVE_X86_KERNELS
+#include <immintrin.h>
+
+#include <array>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "nnhal/ops/simd/fixed_point_avx512.hpp"
+
+namespace nnhal::ops::kernels::conv::avx512 {
+
+/// Output channels per packed panel (16 float or int32 lanes per vector) for `out_c`.
+constexpr std::size_t panel_width(std::size_t out_c) noexcept { return out_c <= 16 ? 16 : out_c <= 32 ? 32 : 64; }
+/// GEMM rows per micro-kernel call for a panel of NV vectors (NV * MR accumulators <= 24).
+constexpr std::size_t rows_per_tile(std::size_t nv) noexcept { return nv == 4 ? 6 : 8; }
+/// Rows per cache block: the block's input stays in L2 while every panel passes over it.
+constexpr std::size_t block_rows(std::size_t row_bytes, std::size_t mr) noexcept {
+  const std::size_t rows = (std::size_t{256} << 10) / (row_bytes ? row_bytes : 1);
+  return rows < mr ? mr : rows / mr * mr;
+}
+constexpr __mmask16 lanes_mask(std::size_t n) noexcept {
+  return n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+// ---------------------------------------------------------------------------------
+// GEMM rows: where each row's input comes from
+// ---------------------------------------------------------------------------------
+
+/// Rows of a dense matrix (FULLY_CONNECTED, or a 1x1 stride-1 unpadded NHWC conv): one tap.
+template <class T>
+struct dense_rows {
+  const T* a;
+  std::size_t lda;
+  std::size_t taps() const noexcept { return 1; }
+  /// ptrs[(blk * taps + t) * mr + m] for the rows [r0, r0 + n); a tail block repeats its last row.
+  void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const noexcept {
+    for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = a + (r0 + (i < n ? i : n - 1)) * lda;
+  }
+};
+
+/// Rows of an NHWC convolution: row r is output pixel r (batch, oy, ox flattened), one
+/// pointer per filter tap; taps outside the input point at `pad` (in_c padding values).
+template <class T>
+struct conv_rows {
+  const geometry* g;
+  const T* in;
+  const T* pad;
+  std::size_t taps() const noexcept { return std::size_t{g->filter_h} * g->filter_w; }
+  void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const noexcept {
+    const std::size_t taps_n = taps(), ow = g->out_w, oh = g->out_h;
+    std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
+    const std::size_t blocks = (n + mr - 1) / mr;
+    for (std::size_t i = 0; i < blocks * mr; ++i) {
+      const std::size_t blk = i / mr, m = i % mr;
+      const T** dst = ptrs + blk * taps_n * mr + m;
+      if (i >= n) {  // tail block (the last row's block): repeat the last row
+        const std::size_t last = (n - 1) % mr;
+        for (std::size_t t = 0; t < taps_n; ++t) dst[t * mr] = ptrs[(blk * taps_n + t) * mr + last];
+        continue;
+      }
+      const std::int64_t iy0 = static_cast<std::int64_t>(oy) * g->stride_h - g->pad_top;
+      const std::int64_t ix0 = static_cast<std::int64_t>(ox) * g->stride_w - g->pad_left;
+      std::size_t t = 0;
+      for (std::size_t ky = 0; ky < g->filter_h; ++ky) {
+        const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * g->dil_h;
+        const bool row_in = iy >= 0 && iy < g->in_h;
+        for (std::size_t kx = 0; kx < g->filter_w; ++kx, ++t) {
+          const std::int64_t ix = ix0 + static_cast<std::int64_t>(kx) * g->dil_w;
+          dst[t * mr] = row_in && ix >= 0 && ix < g->in_w
+                            ? in + ((b * g->in_h + static_cast<std::size_t>(iy)) * g->in_w +
+                                    static_cast<std::size_t>(ix)) * g->in_c
+                            : pad;
+        }
+      }
+      if (++ox == ow) {
+        ox = 0;
+        if (++oy == oh) {
+          oy = 0;
+          ++b;
+        }
+      }
+    }
+  }
+};
+
+/// Rows of a conv with few input channels per tap, gathered (im2col) into a contiguous
+/// [rows][taps * in_c] scratch: the micro-kernel then runs one long K loop instead of a
+/// short one per tap. The scratch is per thread and lives until the thread's next fill.
+template <class T>
+struct im2col_rows {
+  conv_rows<T> src;
+  std::size_t taps() const noexcept { return 1; }
+  void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
+    static thread_local std::vector<T> buf;
+    // Locals, not g's fields: T may be a char type, whose stores could alias them.
+    const geometry& g = *src.g;
+    const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, k = fh * fw * cin, ow = g.out_w, oh = g.out_h;
+    const std::size_t in_h = g.in_h, in_w = g.in_w;
+    const std::int64_t sh = g.stride_h, sw = g.stride_w, pt = g.pad_top, pl = g.pad_left, dh = g.dil_h, dw = g.dil_w;
+    const T* const in = src.in;
+    const T* const pad = src.pad;
+    buf.resize(n * k);
+    T* dst = buf.data();
+    std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t iy0 = static_cast<std::int64_t>(oy) * sh - pt;
+      const std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - pl;
+      // With every column inside and no horizontal dilation, a filter row is one run.
+      const bool run = dw == 1 && ix0 >= 0 && ix0 + static_cast<std::int64_t>(fw) <= static_cast<std::int64_t>(in_w);
+      for (std::size_t ky = 0; ky < fh; ++ky) {
+        const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * dh;
+        const bool row_in = iy >= 0 && iy < static_cast<std::int64_t>(in_h);
+        if (run && row_in) {
+          const T* s = in + ((b * in_h + static_cast<std::size_t>(iy)) * in_w + static_cast<std::size_t>(ix0)) * cin;
+          const std::size_t len = fw * cin;
+          for (std::size_t c = 0; c < len; ++c) dst[c] = s[c];  // a few elements: no memcpy call
+          dst += len;
+          continue;
+        }
+        for (std::size_t kx = 0; kx < fw; ++kx) {
+          const std::int64_t ix = ix0 + static_cast<std::int64_t>(kx) * dw;
+          const T* s = row_in && ix >= 0 && ix < static_cast<std::int64_t>(in_w)
+                           ? in + ((b * in_h + static_cast<std::size_t>(iy)) * in_w + static_cast<std::size_t>(ix)) * cin
+                           : pad;
+          for (std::size_t c = 0; c < cin; ++c) dst[c] = s[c];
+          dst += cin;
+        }
+      }
+      if (++ox == ow) {
+        ox = 0;
+        if (++oy == oh) {
+          oy = 0;
+          ++b;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = buf.data() + (i < n ? i : n - 1) * k;
+  }
+};
+
+/// Whether a filter with `taps` taps of `cin` channels is packed as one tap of taps * cin
+/// (and its conv run through im2col_rows).
+constexpr bool flat_filter(std::size_t taps, std::size_t cin) noexcept { return taps > 1 && cin < 16; }
+
+/// Runs fn(r0, r1) over [0, rows) in blocks of `block` rows, in parallel when `par` has workers.
+template <class Fn>
+void for_blocks(std::size_t rows, std::size_t block, exec::parallel_context* par, Fn&& fn) {
+  const std::size_t blocks = (rows + block - 1) / block;
+  auto run = [&](std::size_t b0, std::size_t b1) { fn(b0 * block, std::min(rows, b1 * block)); };
+  if (par && par->concurrency() > 1 && blocks > 1) par->parallel_for(blocks, 1, run);
+  else run(0, blocks);
+}
+
+// ---------------------------------------------------------------------------------
+// Float32
+// ---------------------------------------------------------------------------------
+
+/// R rows x NV vectors of one panel: acc = sum over taps and cin of a * w, then + bias,
+/// clamped to [lo, hi] (NaN kept), stored for the first `cols` channels of each row.
+/// `a` holds MR pointers per tap; w is the panel ([taps][cin][16 * NV]).
+template <std::size_t R, std::size_t NV, std::size_t MR>
+NNHAL_TARGET_AVX512 void micro_f32(const float* const* a, std::size_t taps, std::size_t cin, const float* w,
+                                   const float* bias, float lo, float hi, float* out, std::size_t ldo,
+                                   std::size_t cols) {
+  constexpr std::size_t NR = 16 * NV;
+  __m512 acc[R][NV];
+#pragma GCC unroll 8
+  for (std::size_t m = 0; m < R; ++m)
+#pragma GCC unroll 4
+    for (std::size_t j = 0; j < NV; ++j) acc[m][j] = _mm512_setzero_ps();
+  for (std::size_t t = 0; t < taps; ++t) {
+    const float* ap[R];
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; ++m) ap[m] = a[t * MR + m];
+#pragma GCC unroll 2
+    for (std::size_t k = 0; k < cin; ++k, w += NR) {
+      __m512 wv[NV];
+#pragma GCC unroll 4
+      for (std::size_t j = 0; j < NV; ++j) wv[j] = _mm512_loadu_ps(w + 16 * j);
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) {
+        const __m512 x = _mm512_set1_ps(ap[m][k]);
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < NV; ++j) acc[m][j] = _mm512_fmadd_ps(x, wv[j], acc[m][j]);
+      }
+    }
+  }
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+#pragma GCC unroll 4
+  for (std::size_t j = 0; j < NV; ++j) {
+    const __m512 b = _mm512_loadu_ps(bias + 16 * j);
+    if (cols <= 16 * j) break;
+    const __mmask16 mask = lanes_mask(cols - 16 * j);
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; ++m) {
+      // max(lo, v) and min(hi, v) return v when v is NaN, like the scalar clamp.
+      const __m512 v = _mm512_maskz_min_ps(simd::avx512::all16, vhi, _mm512_maskz_max_ps(simd::avx512::all16, vlo, _mm512_add_ps(acc[m][j], b)));
+      _mm512_mask_storeu_ps(out + m * ldo + 16 * j, mask, v);
+    }
+  }
+}
+
+template <std::size_t NV, std::size_t... R>
+constexpr auto micro_f32_table(std::index_sequence<R...>) {
+  return std::array{&micro_f32<R + 1, NV, rows_per_tile(NV)>...};
+}
+
+/// Rows [r0, r1) of out = act(rows * W + bias), all panels; `ptrs` is scratch.
+template <std::size_t NV, class Rows>
+void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, const packed_f32& p, const float* bias,
+                    float lo, float hi, float* out, std::size_t ldo, std::vector<const float*>& ptrs) {
+  constexpr std::size_t MR = rows_per_tile(NV), NR = 16 * NV;
+  static constexpr auto micro = micro_f32_table<NV>(std::make_index_sequence<MR>{});
+  const std::size_t n = r1 - r0, taps = rows.taps();
+  ptrs.resize((n + MR - 1) / MR * MR * taps);
+  rows.fill(r0, n, MR, ptrs.data());
+  for (std::size_t pn = 0; pn < p.panels; ++pn) {
+    const std::size_t cols = std::min(NR, p.out_c - pn * NR);
+    for (std::size_t i = 0; i < n; i += MR) {
+      const std::size_t r = std::min(MR, n - i);
+      micro[r - 1](ptrs.data() + i * taps, taps, p.cin, p.panel(pn), bias + pn * NR, lo, hi,
+                   out + (r0 + i) * ldo + pn * NR, ldo, cols);
+    }
+  }
+}
+
+/// out[r][0, out_c) = act(sum of row r's taps times the packed filter + bias) for r < m.
+template <class Rows>
+void gemm_f32(const Rows& rows, std::size_t m, const packed_f32& p, const float* bias, float lo, float hi,
+              float* out, exec::parallel_context* par) {
+  const std::size_t block =
+      block_rows(rows.taps() * p.cin * sizeof(float), rows_per_tile(p.nr / 16));
+  for_blocks(m, block, par, [&](std::size_t r0, std::size_t r1) {
+    static thread_local std::vector<const float*> ptrs;  // kept: no allocation per execution
+    for (std::size_t b0 = r0; b0 < r1; b0 += block) {
+      const std::size_t b1 = std::min(r1, b0 + block);
+      switch (p.nr) {
+        case 16: gemm_f32_block<1>(rows, b0, b1, p, bias, lo, hi, out, p.out_c, ptrs); break;
+        case 32: gemm_f32_block<2>(rows, b0, b1, p, bias, lo, hi, out, p.out_c, ptrs); break;
+        default: gemm_f32_block<4>(rows, b0, b1, p, bias, lo, hi, out, p.out_c, ptrs); break;
+      }
+    }
+  });
+}
+
+/// A float32 filter [out_c][fh][fw][cin] (or FULLY_CONNECTED weights [units][depth]) packed.
+inline packed_f32 pack_filter_f32(const operand_desc& f) {
+  const std::size_t out_c = f.dims[0], cin = f.dims.back();
+  const std::size_t taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
+  if (flat_filter(taps, cin)) return pack_f32(reinterpret_cast<const float*>(f.value), out_c, 1, taps * cin, panel_width(out_c));
+  return pack_f32(reinterpret_cast<const float*>(f.value), out_c, taps, cin, panel_width(out_c));
+}
+
+/// True when the conv reads its input as a dense [pixels][in_c] matrix (1x1, stride 1, no padding).
+inline bool is_pointwise(const geometry& g) noexcept {
+  return g.filter_h == 1 && g.filter_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
+         g.pad_left == 0 && g.in_h == g.out_h && g.in_w == g.out_w;
+}
+
+/// NHWC float32 convolution with one group through the packed GEMM.
+inline void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, const float* bias, float lo,
+                          float hi, float* out, exec::parallel_context* par) {
+  const std::size_t m = std::size_t{g.batches} * g.out_h * g.out_w;
+  if (is_pointwise(g)) return gemm_f32(dense_rows<float>{in, g.in_c}, m, p, bias, lo, hi, out, par);
+  const std::vector<float> zeros(g.in_c, 0.0f);
+  const conv_rows<float> rows{&g, in, zeros.data()};
+  if (p.taps == 1 && rows.taps() > 1) return gemm_f32(im2col_rows<float>{rows}, m, p, bias, lo, hi, out, par);
+  gemm_f32(rows, m, p, bias, lo, hi, out, par);
+}
+
+/// The bound CONV_2D / GROUPED_CONV_2D (one group) float32 kernel.
+inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots) {
+  std::shared_ptr<const packed_f32> constant;
+  if (c.in[1].has_value() && c.in[1].dims.size() == 4 && c.in[1].dims_known())
+    constant = std::make_shared<const packed_f32>(pack_filter_f32(c.in[1]));
+  return [constant, k, slots](const kernel_io& io) {
+    if (element_count(io.out[0].dims) == 0) return;
+    geometry g = resolve_geometry(io, k, slots(io.in));
+    packed_f32 local;
+    const packed_f32* p = constant.get();
+    if (!p) {
+      local = pack_filter_f32(io.in[1]);
+      p = &local;
+    }
+    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p->panels, p->nr);
+    const float_range r = activation_range_float(g.activation);
+    const float* in = reinterpret_cast<const float*>(io.in[0].value);
+    float* out = reinterpret_cast<float*>(io.out_data[0]);
+    if (!g.nchw) return conv_f32_nhwc(g, in, *p, bias.data(), r.lo, r.hi, out, io.par);
+    std::vector<float> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
+    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
+    g.nchw = false;
+    conv_f32_nhwc(g, in_nhwc.data(), *p, bias.data(), r.lo, r.hi, out_nhwc.data(), io.par);
+    relayout(out_nhwc.data(), out, g.batches, g.out_c, g.out_h, g.out_w, false);
+  };
+}
+
+/// The bound FULLY_CONNECTED float32 kernel.
+inline kernel bind_fully_connected_f32(const bind_context& c) {
+  std::shared_ptr<const packed_f32> constant;
+  if (c.in[1].has_value() && c.in[1].dims.size() == 2 && c.in[1].dims_known())
+    constant = std::make_shared<const packed_f32>(pack_filter_f32(c.in[1]));
+  return [constant](const kernel_io& io) {
+    if (element_count(io.out[0].dims) == 0) return;
+    packed_f32 local;
+    const packed_f32* p = constant.get();
+    if (!p) {
+      local = pack_filter_f32(io.in[1]);
+      p = &local;
+    }
+    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), p->out_c, p->panels, p->nr);
+    const float_range r = activation_range_float(io.scalar<std::int32_t>(3));
+    gemm_f32(dense_rows<float>{reinterpret_cast<const float*>(io.in[0].value), p->cin}, io.out[0].dims[0], *p,
+             bias.data(), r.lo, r.hi, reinterpret_cast<float*>(io.out_data[0]), io.par);
+  };
+}
+
+// ---------------------------------------------------------------------------------
+// Quant8 (VNNI)
+// ---------------------------------------------------------------------------------
+// vpdpbusd multiplies unsigned by signed bytes. With d_x = 128 for a signed input (0
+// otherwise) and d_w = 128 for an unsigned filter (0 otherwise), xu = x + d_x is u8 and
+// ws = w - d_w is s8, and with zx = input_zp + d_x, zw = filter_zp - d_w:
+//   sum (x - input_zp)(w - filter_zp) = sum xu*ws - zw * sum xu - zx * sum ws + K*zx*zw.
+// The identity holds in integers, hence modulo 2^32: wrapping int32 arithmetic gives the
+// reference's wrapped accumulator exactly. sum ws is per channel (packed at bind); sum xu
+// per row, needed only when zw != 0 (per-channel filters have zw = 0). A padding tap
+// reads the stored input zero point, which contributes zero like the reference's skip.
+
+/// A quant8 filter [out_c][taps][cin] as s8 panels [panel][taps][cin4 / 4][nr][4] (cin4:
+/// cin rounded up to 4, zero-filled), with each channel's sum of packed values.
+struct packed_q8 {
+  std::vector<std::int8_t> w;
+  std::vector<std::int32_t> colsum;  // panels * nr
+  std::size_t out_c = 0, taps = 0, cin = 0, cin4 = 0, panels = 0, nr = 0;
+  std::int32_t zw = 0;  // the filter zero point in the s8 domain
+  const std::int8_t* panel(std::size_t p) const noexcept { return w.data() + p * taps * cin4 * nr; }
+};
+
+inline packed_q8 pack_filter_q8(const operand_desc& f) {
+  packed_q8 p;
+  p.out_c = f.dims[0];
+  p.cin = f.dims.back();
+  p.taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
+  if (flat_filter(p.taps, p.cin)) {
+    p.cin *= p.taps;
+    p.taps = 1;
+  }
+  p.cin4 = (p.cin + 3) / 4 * 4;
+  p.nr = panel_width(p.out_c);
+  p.panels = (p.out_c + p.nr - 1) / p.nr;
+  const bool unsigned_w = f.type == OperandType::TENSOR_QUANT8_ASYMM;
+  const bool per_channel = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  p.zw = per_channel ? 0 : f.zero_point - (unsigned_w ? 128 : 0);
+  p.w.assign(p.panels * p.taps * p.cin4 * p.nr, 0);
+  p.colsum.assign(p.panels * p.nr, 0);
+  const auto* src = reinterpret_cast<const std::uint8_t*>(f.value);
+  for (std::size_t oc = 0; oc < p.out_c; ++oc) {
+    std::int8_t* dst = p.w.data() + (oc / p.nr) * p.taps * p.cin4 * p.nr + (oc % p.nr) * 4;
+    std::int32_t sum = 0;
+    for (std::size_t t = 0; t < p.taps; ++t)
+      for (std::size_t k = 0; k < p.cin; ++k) {
+        const std::uint8_t raw = src[(oc * p.taps + t) * p.cin + k];
+        const auto v = static_cast<std::int8_t>(unsigned_w ? static_cast<int>(raw) - 128 : static_cast<std::int8_t>(raw));
+        dst[(t * p.cin4 + k / 4 * 4) * p.nr + k % 4] = v;
+        sum += v;
+      }
+    p.colsum[oc] = sum;
+  }
+  return p;
+}
+
+/// Per-execution epilogue data of one quant8 GEMM, per padded channel.
+struct q8_epilogue {
+  std::vector<std::int32_t> offset;            // bias - zx * colsum + K * zx * zw (wrapping)
+  std::vector<std::int32_t> mantissa, left, right, round_mask, round_half;
+  std::int32_t out_zp = 0, lo = 0, hi = 0;
+  bool any_left = false;  // some channel's multiplier is above 1
+};
+
+/// Requantization lanes of `q` for `n` channels padded to `padded`.
+inline void set_lanes(q8_epilogue& e, const requant& q, std::size_t n, std::size_t padded) {
+  e.mantissa.assign(padded, 0);
+  e.left.assign(padded, 0);
+  e.right.assign(padded, 0);
+  e.round_mask.assign(padded, 0);
+  e.round_half.assign(padded, 0);
+  for (std::size_t c = 0; c < n; ++c) {
+    const quant::fixed_multiplier m = q.at(c);
+    e.mantissa[c] = m.mantissa_q31;
+    e.left[c] = m.shift > 0 ? m.shift : 0;
+    e.right[c] = m.shift > 0 ? 0 : -m.shift;
+    e.round_mask[c] = static_cast<std::int32_t>((std::int64_t{1} << e.right[c]) - 1);
+    e.round_half[c] = e.round_mask[c] >> 1;
+    e.any_left = e.any_left || e.left[c] > 0;
+  }
+  e.out_zp = q.out_zp;
+}
+
+inline q8_epilogue make_q8_epilogue(const packed_q8& p, const std::int32_t* bias, std::int32_t zx, const requant& q,
+                                    quant::quant_range r) {
+  q8_epilogue e;
+  const std::size_t padded = p.panels * p.nr;
+  e.offset.assign(padded, 0);
+  const auto kzz = static_cast<std::uint32_t>(p.taps * p.cin) * static_cast<std::uint32_t>(zx) *
+                   static_cast<std::uint32_t>(p.zw);
+  for (std::size_t c = 0; c < p.out_c; ++c) {
+    const std::uint32_t b = bias ? static_cast<std::uint32_t>(bias[c]) : 0u;
+    e.offset[c] =
+        static_cast<std::int32_t>(b - static_cast<std::uint32_t>(zx) * static_cast<std::uint32_t>(p.colsum[c]) + kzz);
+  }
+  set_lanes(e, q, p.out_c, padded);
+  e.lo = r.lo;
+  e.hi = r.hi;
+  return e;
+}
+
+/// Four input bytes of one row as the u8 operand of vpdpbusd (flipped to u8 when signed);
+/// `n` < 4 reads only n bytes, the rest zero (they meet zero weights).
+template <bool Flip>
+inline std::uint32_t load_u32(const std::uint8_t* p, std::size_t n = 4) noexcept {
+  std::uint32_t v = 0;
+  std::memcpy(&v, p, n);
+  return Flip ? v ^ 0x80808080u : v;
+}
+
+/// Requantizes 16 accumulators of channels [c, c + 16) and stores the lanes in `mask` as S.
+template <class S>
+NNHAL_TARGET_AVX512 inline void store_q8(S* o, __mmask16 mask, __m512i v, const q8_epilogue& e, std::size_t c) {
+  using namespace simd::avx512;
+  const __m512i mantissa = _mm512_loadu_si512(e.mantissa.data() + c), right = _mm512_loadu_si512(e.right.data() + c);
+  const __m512i rmask = _mm512_loadu_si512(e.round_mask.data() + c), rhalf = _mm512_loadu_si512(e.round_half.data() + c);
+  v = e.any_left ? apply_multiplier_lanes<true>(v, mantissa, _mm512_loadu_si512(e.left.data() + c), right, rmask, rhalf)
+                 : apply_multiplier_lanes<false>(v, mantissa, right, right, rmask, rhalf);
+  v = _mm512_add_epi32(v, _mm512_set1_epi32(e.out_zp));
+  v = _mm512_maskz_min_epi32(simd::avx512::all16, _mm512_maskz_max_epi32(simd::avx512::all16, v, _mm512_set1_epi32(e.lo)), _mm512_set1_epi32(e.hi));
+  _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(simd::avx512::all16, v));
+}
+
+/// R rows x NV vectors of one quant8 panel; `rterm` (R values or null) is zw * sum xu of
+/// each row, `c0` the panel's first channel. S is the input/output storage type.
+template <std::size_t R, std::size_t NV, std::size_t MR, class S>
+NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t taps, std::size_t cin,
+                                       const std::int8_t* w, const q8_epilogue& e, std::size_t c0,
+                                       const std::int32_t* rterm, S* out, std::size_t ldo, std::size_t cols) {
+  constexpr bool flip = std::is_signed_v<S>;
+  constexpr std::size_t NB = 64 * NV;  // bytes of packed weights per group of 4 inputs
+  const std::size_t groups = cin / 4, rest = cin % 4;
+  __m512i acc[R][NV];
+#pragma GCC unroll 8
+  for (std::size_t m = 0; m < R; ++m)
+#pragma GCC unroll 4
+    for (std::size_t j = 0; j < NV; ++j) acc[m][j] = _mm512_setzero_si512();
+  for (std::size_t t = 0; t < taps; ++t) {
+    const std::uint8_t* ap[R];
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; ++m) ap[m] = a[t * MR + m];
+#pragma GCC unroll 2
+    for (std::size_t gi = 0; gi < groups; ++gi, w += NB) {
+      __m512i wv[NV];
+#pragma GCC unroll 4
+      for (std::size_t j = 0; j < NV; ++j) wv[j] = _mm512_loadu_si512(w + 64 * j);
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) {
+        const __m512i x = _mm512_set1_epi32(static_cast<int>(load_u32<flip>(ap[m] + 4 * gi)));
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < NV; ++j) acc[m][j] = _mm512_dpbusd_epi32(acc[m][j], x, wv[j]);
+      }
+    }
+    if (rest) {
+      __m512i wv[NV];
+#pragma GCC unroll 4
+      for (std::size_t j = 0; j < NV; ++j) wv[j] = _mm512_loadu_si512(w + 64 * j);
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) {
+        const __m512i x = _mm512_set1_epi32(static_cast<int>(load_u32<flip>(ap[m] + 4 * groups, rest)));
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < NV; ++j) acc[m][j] = _mm512_dpbusd_epi32(acc[m][j], x, wv[j]);
+      }
+      w += NB;
+    }
+  }
+#pragma GCC unroll 4
+  for (std::size_t j = 0; j < NV; ++j) {
+    if (cols <= 16 * j) break;
+    const __mmask16 mask = lanes_mask(cols - 16 * j);
+    const __m512i off = _mm512_loadu_si512(e.offset.data() + c0 + 16 * j);
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; ++m) {
+      __m512i v = _mm512_add_epi32(acc[m][j], off);
+      if (rterm) v = _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[m]));
+      store_q8<S>(out + m * ldo + 16 * j, mask, v, e, c0 + 16 * j);
+    }
+  }
+}
+
+template <std::size_t NV, class S, std::size_t... R>
+constexpr auto micro_q8_table(std::index_sequence<R...>) {
+  return std::array{&micro_q8<R + 1, NV, rows_per_tile(NV), S>...};
+}
+
+/// zw * (sum of the u8 operand bytes) of each row of a block, wrapping.
+template <bool Flip>
+NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t n, std::size_t mr, std::size_t taps,
+                                   std::size_t cin, std::int32_t zw, std::int32_t* rterm) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(Flip ? 0x80 : 0));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t blk = i / mr, m = i % mr;
+    __m512i sum = _mm512_setzero_si512();
+    for (std::size_t t = 0; t < taps; ++t) {
+      const std::uint8_t* p = ptrs[(blk * taps + t) * mr + m];
+      for (std::size_t k = 0; k < cin; k += 64) {
+        const __mmask64 mask = cin - k >= 64 ? ~__mmask64{0} : (__mmask64{1} << (cin - k)) - 1;
+        const __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, p + k), flip);
+        sum = _mm512_add_epi64(sum, _mm512_sad_epu8(_mm512_maskz_mov_epi8(mask, v), _mm512_setzero_si512()));
+      }
+    }
+    alignas(64) std::uint64_t parts[8];
+    _mm512_store_si512(parts, sum);
+    std::uint64_t s = 0;
+    for (auto v : parts) s += v;
+    rterm[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(zw) * static_cast<std::uint32_t>(s));
+  }
+}
+
+/// Rows [r0, r1) of the quant8 GEMM, all panels.
+template <std::size_t NV, class S, class Rows>
+void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, const packed_q8& p, const q8_epilogue& e,
+                   S* out, std::size_t ldo, std::vector<const std::uint8_t*>& ptrs, std::vector<std::int32_t>& rterm) {
+  constexpr std::size_t MR = rows_per_tile(NV), NR = 16 * NV;
+  static constexpr auto micro = micro_q8_table<NV, S>(std::make_index_sequence<MR>{});
+  const std::size_t n = r1 - r0, taps = rows.taps();
+  ptrs.resize((n + MR - 1) / MR * MR * taps);
+  rows.fill(r0, n, MR, ptrs.data());
+  const bool with_rows = p.zw != 0;
+  if (with_rows) {
+    rterm.resize(n + MR);
+    row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
+  }
+  for (std::size_t pn = 0; pn < p.panels; ++pn) {
+    const std::size_t cols = std::min(NR, p.out_c - pn * NR);
+    for (std::size_t i = 0; i < n; i += MR) {
+      const std::size_t r = std::min(MR, n - i);
+      micro[r - 1](ptrs.data() + i * taps, taps, p.cin, p.panel(pn), e, pn * NR, with_rows ? rterm.data() + i : nullptr,
+                   out + (r0 + i) * ldo + pn * NR, ldo, cols);
+    }
+  }
+}
+
+template <class S, class Rows>
+void gemm_q8(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, S* out,
+             exec::parallel_context* par) {
+  const std::size_t block = block_rows(rows.taps() * p.cin, rows_per_tile(p.nr / 16));
+  for_blocks(m, block, par, [&](std::size_t r0, std::size_t r1) {
+    static thread_local std::vector<const std::uint8_t*> ptrs;  // kept: no allocation per execution
+    static thread_local std::vector<std::int32_t> rterm;
+    for (std::size_t b0 = r0; b0 < r1; b0 += block) {
+      const std::size_t b1 = std::min(r1, b0 + block);
+      switch (p.nr) {
+        case 16: gemm_q8_block<1>(rows, b0, b1, p, e, out, p.out_c, ptrs, rterm); break;
+        case 32: gemm_q8_block<2>(rows, b0, b1, p, e, out, p.out_c, ptrs, rterm); break;
+        default: gemm_q8_block<4>(rows, b0, b1, p, e, out, p.out_c, ptrs, rterm); break;
+      }
+    }
+  });
+}
+
+/// NHWC quant8 convolution with one group (S: the input/output storage type).
+template <class S>
+void conv_q8_nhwc(const geometry& g, const S* in, const packed_q8& p, const q8_epilogue& e, S in_zp, S* out,
+                  exec::parallel_context* par) {
+  const std::size_t m = std::size_t{g.batches} * g.out_h * g.out_w;
+  const auto* in8 = reinterpret_cast<const std::uint8_t*>(in);
+  if (is_pointwise(g)) return gemm_q8(dense_rows<std::uint8_t>{in8, g.in_c}, m, p, e, out, par);
+  const std::vector<S> pad(g.in_c, in_zp);
+  const conv_rows<std::uint8_t> rows{&g, in8, reinterpret_cast<const std::uint8_t*>(pad.data())};
+  if (p.taps == 1 && rows.taps() > 1) return gemm_q8(im2col_rows<std::uint8_t>{rows}, m, p, e, out, par);
+  gemm_q8(rows, m, p, e, out, par);
+}
+
+/// The filter, packed at bind when constant (shared by the conv and FULLY_CONNECTED binds).
+inline std::shared_ptr<const packed_q8> constant_q8(const bind_context& c, std::size_t rank) {
+  if (c.in[1].has_value() && c.in[1].dims.size() == rank && c.in[1].dims_known())
+    return std::make_shared<const packed_q8>(pack_filter_q8(c.in[1]));
+  return nullptr;
+}
+
+/// The bound CONV_2D / GROUPED_CONV_2D (one group) quant8 kernel: E qu8 or qs8.
+template <types::element E>
+kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots) {
+  using S = typename E::storage;
+  const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
+  const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
+  return [constant = constant_q8(c, 4), q, zx, k, slots](const kernel_io& io) {
+    if (element_count(io.out[0].dims) == 0) return;
+    geometry g = resolve_geometry(io, k, slots(io.in));
+    packed_q8 local;
+    const packed_q8* p = constant.get();
+    if (!p) {
+      local = pack_filter_q8(io.in[1]);
+      p = &local;
+    }
+    const auto o = io.output<E>(0);
+    const q8_epilogue e = make_q8_epilogue(
+        *p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
+        quant::activation_range(g.activation, o.scale, o.zero_point, std::numeric_limits<S>::min(),
+                                std::numeric_limits<S>::max()));
+    const S* in = reinterpret_cast<const S*>(io.in[0].value);
+    const auto in_zp = static_cast<S>(io.in[0].zero_point);
+    if (!g.nchw) return conv_q8_nhwc<S>(g, in, *p, e, in_zp, o.data, io.par);
+    std::vector<S> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
+    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
+    g.nchw = false;
+    conv_q8_nhwc<S>(g, in_nhwc.data(), *p, e, in_zp, out_nhwc.data(), io.par);
+    relayout(out_nhwc.data(), o.data, g.batches, g.out_c, g.out_h, g.out_w, false);
+  };
+}
+
+/// The bound FULLY_CONNECTED quant8 kernel: E qu8 or qs8.
+template <types::element E>
+kernel bind_fully_connected_q8(const bind_context& c) {
+  using S = typename E::storage;
+  const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
+  const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
+  return [constant = constant_q8(c, 2), q, zx](const kernel_io& io) {
+    if (element_count(io.out[0].dims) == 0) return;
+    packed_q8 local;
+    const packed_q8* p = constant.get();
+    if (!p) {
+      local = pack_filter_q8(io.in[1]);
+      p = &local;
+    }
+    const auto o = io.output<E>(0);
+    const q8_epilogue e = make_q8_epilogue(
+        *p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
+        quant::activation_range(io.scalar<std::int32_t>(3), o.scale, o.zero_point, std::numeric_limits<S>::min(),
+                                std::numeric_limits<S>::max()));
+    gemm_q8(dense_rows<std::uint8_t>{reinterpret_cast<const std::uint8_t*>(io.in[0].value), p->cin},
+            io.out[0].dims[0], *p, e, o.data, io.par);
+  };
+}
+
+/// The AVX-512 kernel of a CONV_2D-like op with one group for the operand types of `c`,
+/// when this CPU has one (float32: AVX-512; quant8: AVX-512 VNNI); nullopt otherwise.
+inline std::optional<kernel> bind_conv(const bind_context& c, conv_kind k, conv_slots_fn slots) {
+  const bool per_channel = c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32:
+      if (simd::cpu().avx512) return bind_conv_f32(c, k, slots);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      if (simd::cpu().avx512_vnni && (per_channel || c.in[1].type == c.in[0].type))
+        return bind_conv_q8<types::qu8>(c, k, slots);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      if (simd::cpu().avx512_vnni && (per_channel || c.in[1].type == c.in[0].type))
+        return bind_conv_q8<types::qs8>(c, k, slots);
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+/// The same for FULLY_CONNECTED.
+inline std::optional<kernel> bind_fully_connected(const bind_context& c) {
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32:
+      if (simd::cpu().avx512) return bind_fully_connected_f32(c);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      if (simd::cpu().avx512_vnni) return bind_fully_connected_q8<types::qu8>(c);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      if (simd::cpu().avx512_vnni) return bind_fully_connected_q8<types::qs8>(c);
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace nnhal::ops::kernels::conv::avx512
+#endif

@@ -1,0 +1,421 @@
+// The optimized conv-family kernels (AVX-512 float32 GEMM, VNNI quant8 GEMM, AVX-512
+// depthwise) against reference() on random shapes: odd channel counts and panel tails,
+// kernel sizes 1..7, strides 1..3, dilation 1..3, explicit padding, every activation, NHWC
+// and NCHW, constant filters packed at bind and filters read at execution. Quant8 results
+// must equal reference() bit for bit; float32 within float rounding. reference() itself
+// is checked against the real-number definitions in conv_test.cpp. Also the per-lane
+// AVX-512 requantization against the scalar one.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "nnhal/ops/conv_2d.hpp"
+#include "nnhal/ops/depthwise_conv_2d.hpp"
+#include "nnhal/ops/fully_connected.hpp"
+#include "nnhal/ops/simd/fixed_point_avx512.hpp"
+
+namespace {
+
+namespace ty = nnhal::types;
+namespace ops = nnhal::ops;
+using OT = ty::OperandType;
+using OpT = ty::OperationType;
+using ty::sig::operand_desc;
+
+struct rng {
+  std::mt19937 gen;
+  explicit rng(std::uint32_t seed) : gen(seed) {}
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); }
+  float real(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen); }
+  bool coin() { return uniform(0, 1) == 1; }
+};
+
+/// One operand with its storage (dims, bytes, per-channel params).
+struct operand {
+  OT type = OT::TENSOR_FLOAT32;
+  ty::dims_t dims;
+  float scale = 0.0f;
+  std::int32_t zp = 0;
+  std::vector<std::byte> bytes;
+  std::shared_ptr<ty::SymmPerChannelQuantParams> channel;
+
+  std::size_t count() const {
+    std::size_t n = 1;
+    for (auto d : dims) n *= d;
+    return n;
+  }
+  operand_desc desc(bool with_value = true) const {
+    operand_desc d;
+    d.type = type;
+    d.dims = dims;
+    d.scale = scale;
+    d.zero_point = zp;
+    d.channel_quant = channel.get();
+    if (with_value && !bytes.empty()) {
+      d.value = bytes.data();
+      d.value_size = bytes.size();
+    }
+    return d;
+  }
+};
+
+operand tensor_of(OT t, ty::dims_t dims, float scale = 0.0f, std::int32_t zp = 0) {
+  operand o{t, std::move(dims), scale, zp};
+  o.bytes.resize(o.count() * ty::type_info(t).element_size);
+  return o;
+}
+operand i32(std::int32_t v) {
+  operand o = tensor_of(OT::INT32, {});
+  std::memcpy(o.bytes.data(), &v, 4);
+  return o;
+}
+operand boolean(bool v) {
+  operand o = tensor_of(OT::BOOL, {});
+  o.bytes[0] = std::byte{static_cast<unsigned char>(v)};
+  return o;
+}
+
+void fill(operand& o, rng& r) {
+  for (std::size_t i = 0; i < o.count(); ++i) {
+    switch (o.type) {
+      case OT::TENSOR_FLOAT32: {
+        const float v = r.real(-1.0f, 1.0f);
+        std::memcpy(o.bytes.data() + 4 * i, &v, 4);
+        break;
+      }
+      case OT::TENSOR_INT32: {
+        const std::int32_t v = r.uniform(-20000, 20000);
+        std::memcpy(o.bytes.data() + 4 * i, &v, 4);
+        break;
+      }
+      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: o.bytes[i] = std::byte(static_cast<std::uint8_t>(r.uniform(-127, 127))); break;
+      default: o.bytes[i] = std::byte(static_cast<std::uint8_t>(r.uniform(0, 255))); break;
+    }
+  }
+}
+
+/// A zero point for `t`, the ends of the range now and then.
+std::int32_t zero_point(OT t, rng& r) {
+  const bool u = t == OT::TENSOR_QUANT8_ASYMM;
+  switch (r.uniform(0, 5)) {
+    case 0: return u ? 0 : -128;
+    case 1: return u ? 255 : 127;
+    case 2: return u ? 128 : 0;
+    default: return u ? r.uniform(0, 255) : r.uniform(-128, 127);
+  }
+}
+
+/// Binds `op` (filter visible at bind or not), runs it between guard bytes and runs
+/// reference(), returning both outputs' bytes.
+struct outputs {
+  std::vector<std::byte> fast, ref;
+};
+template <class Ref>
+outputs run_both(OpT op, const std::vector<operand>& ins, const operand& out, bool constant_filter, Ref ref) {
+  std::vector<operand_desc> in, bind_in;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    in.push_back(ins[i].desc());
+    bind_in.push_back(ins[i].desc(constant_filter || !ty::is_tensor(ins[i].type) || i != 1));
+  }
+  const std::vector<operand_desc> outs{out.desc(false)};
+  ty::Operation operation;
+  operation.type = op;
+  for (std::size_t i = 0; i <= ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
+  const ops::bind_context c{operation, bind_in, outs, false};
+  ty::result<ops::kernel> k = op == OpT::CONV_2D               ? ops::conv_2d::bind(c)
+                              : op == OpT::DEPTHWISE_CONV_2D ? ops::depthwise_conv_2d::bind(c)
+                                                             : ops::fully_connected::bind(c);
+  REQUIRE_MESSAGE(k.ok(), k.err().message);
+  constexpr std::size_t guard = 64;
+  const std::size_t size = out.bytes.size();
+  std::vector<std::byte> buf(guard + size + guard, std::byte{0xA5});
+  std::array<std::byte*, 1> data{buf.data() + guard};
+  nnhal::exec::serial_context serial;
+  (*k)(ops::kernel_io{in, outs, data, &serial});
+  for (std::size_t i = 0; i < guard; ++i) {
+    REQUIRE(buf[i] == std::byte{0xA5});
+    REQUIRE(buf[guard + size + i] == std::byte{0xA5});
+  }
+  outputs o;
+  o.fast.assign(buf.begin() + guard, buf.begin() + static_cast<std::ptrdiff_t>(guard + size));
+  o.ref.assign(size, std::byte{0});
+  data[0] = o.ref.data();
+  ref(ops::kernel_io{in, outs, data, &serial});
+  return o;
+}
+
+void compare(OT t, const outputs& o, const std::string& what) {
+  INFO(what);
+  if (t != OT::TENSOR_FLOAT32) {
+    std::size_t bad = 0, first = 0;
+    for (std::size_t i = 0; i < o.ref.size(); ++i)
+      if (o.fast[i] != o.ref[i] && bad++ == 0) first = i;
+    CHECK_MESSAGE(bad == 0, bad, " of ", o.ref.size(), " differ, first at ", first, ": ",
+                  std::to_integer<int>(o.fast[first]), " vs ", std::to_integer<int>(o.ref[first]));
+    return;
+  }
+  for (std::size_t i = 0; i < o.ref.size() / 4; ++i) {
+    float a, b;
+    std::memcpy(&a, o.fast.data() + 4 * i, 4);
+    std::memcpy(&b, o.ref.data() + 4 * i, 4);
+    if (!(std::abs(a - b) <= 1e-5f + 1e-5f * std::abs(b))) {
+      FAIL_CHECK("element ", i, ": ", a, " vs reference ", b);
+      return;
+    }
+  }
+}
+
+/// Input type and filter type of a case.
+struct types_case {
+  OT in, filter;
+  const char* name;
+};
+constexpr types_case all_types[] = {{OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT32, "f32"},
+                                    {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM, "qu8"},
+                                    {OT::TENSOR_QUANT8_ASYMM_SIGNED, OT::TENSOR_QUANT8_ASYMM_SIGNED, "qs8"},
+                                    {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_SYMM_PER_CHANNEL, "qu8/qc8"},
+                                    {OT::TENSOR_QUANT8_ASYMM_SIGNED, OT::TENSOR_QUANT8_SYMM_PER_CHANNEL, "qs8/qc8"}};
+
+struct geometry_case {
+  std::uint32_t batches, in_h, in_w, in_c, out_c, fh, fw;
+  std::int32_t sw, sh, dw, dh, pad[4], act;
+  bool nchw;
+  std::uint32_t out_h() const { return (in_h + pad[2] + pad[3] - ((fh - 1) * dh + 1)) / sh + 1; }
+  std::uint32_t out_w() const { return (in_w + pad[0] + pad[1] - ((fw - 1) * dw + 1)) / sw + 1; }
+  std::string describe() const {
+    return ty::str_cat("b", batches, " in ", in_h, "x", in_w, "x", in_c, " out_c ", out_c, " f ", fh, "x", fw, " s ",
+                       sh, ",", sw, " d ", dh, ",", dw, " pad ", pad[0], ",", pad[1], ",", pad[2], ",", pad[3], " act ",
+                       act, nchw ? " NCHW" : " NHWC");
+  }
+};
+
+/// A random geometry whose dilated filter fits the padded input.
+geometry_case random_geometry(rng& r, bool depthwise) {
+  geometry_case g{};
+  g.batches = static_cast<std::uint32_t>(r.uniform(1, 2));
+  g.fh = static_cast<std::uint32_t>(r.uniform(1, r.coin() ? 3 : 7));
+  g.fw = r.coin() ? g.fh : static_cast<std::uint32_t>(r.uniform(1, 7));
+  g.sh = r.uniform(1, 3);
+  g.sw = r.uniform(1, 3);
+  g.dh = r.uniform(1, 3) == 3 ? r.uniform(2, 3) : 1;
+  g.dw = r.uniform(1, 3) == 3 ? r.uniform(2, 3) : 1;
+  for (auto& p : g.pad) p = r.uniform(0, 2);
+  g.in_h = static_cast<std::uint32_t>((g.fh - 1) * g.dh + 1 + r.uniform(0, 9));
+  g.in_w = static_cast<std::uint32_t>((g.fw - 1) * g.dw + 1 + r.uniform(0, 9));
+  g.in_c = static_cast<std::uint32_t>(r.uniform(1, r.coin() ? 9 : 70));
+  g.out_c = depthwise ? g.in_c : static_cast<std::uint32_t>(r.uniform(1, r.coin() ? 20 : 150));
+  g.act = r.uniform(0, 3);
+  g.nchw = r.uniform(0, 4) == 0;
+  return g;
+}
+
+/// Quant params for a conv-like case with `k` products per output that keep outputs mostly in range.
+struct quant_choice {
+  float in_scale, w_scale, out_scale;
+  std::int32_t in_zp, w_zp, out_zp;
+  std::vector<float> channel_scales;
+};
+quant_choice choose_quant(const types_case& t, std::size_t k, std::size_t channels, rng& r) {
+  quant_choice q{};
+  q.in_scale = r.real(0.005f, 0.05f);
+  q.w_scale = r.real(0.005f, 0.05f);
+  q.in_zp = zero_point(t.in, r);
+  q.w_zp = t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : zero_point(t.filter, r);
+  if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    for (std::size_t c = 0; c < channels; ++c) q.channel_scales.push_back(q.w_scale * r.real(0.25f, 4.0f));
+  // |x - zx| * |w - zw| is ~5000 on average: outputs spread over tens of steps, some saturate.
+  q.out_scale = q.in_scale * q.w_scale * std::sqrt(static_cast<float>(k)) * r.real(50.0f, 400.0f);
+  q.out_zp = zero_point(t.in, r);
+  return q;
+}
+
+/// Filter (or weights) and bias operands of a case; `bias_scales` per channel.
+void make_filter_bias(const types_case& t, const quant_choice& q, ty::dims_t filter_dims, std::uint32_t channels,
+                      std::uint32_t channel_dim, rng& r, operand& filter, operand& bias) {
+  const bool quant = t.in != OT::TENSOR_FLOAT32;
+  filter = tensor_of(t.filter, std::move(filter_dims), quant ? q.w_scale : 0.0f, q.w_zp);
+  if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+    filter.scale = 0.0f;
+    filter.channel = std::make_shared<ty::SymmPerChannelQuantParams>();
+    filter.channel->scales = q.channel_scales;
+    filter.channel->channelDim = channel_dim;
+  }
+  fill(filter, r);
+  bias = tensor_of(quant ? OT::TENSOR_INT32 : OT::TENSOR_FLOAT32, {channels}, quant ? q.in_scale * q.w_scale : 0.0f);
+  if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) bias.scale = 0.0f;
+  fill(bias, r);
+}
+
+bool have_kernels() {
+  if (nnhal::simd::cpu().avx512) return true;
+  MESSAGE("this CPU has no AVX-512: the optimized conv kernels are not bound, nothing to compare");
+  return false;
+}
+
+TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometries") {
+  if (!have_kernels()) return;
+  std::mt19937 seeds(0xC0A5u);
+  for (const auto& t : all_types) {
+    for (int n = 0; n < 60; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      geometry_case g = random_geometry(r, false);
+      if (n % 4 == 0) {  // pointwise: the dense path, with enough rows for several blocks
+        g.fh = g.fw = 1;
+        g.sh = g.sw = g.dh = g.dw = 1;
+        for (auto& p : g.pad) p = 0;
+        g.in_h = static_cast<std::uint32_t>(r.uniform(1, 40));
+        g.in_w = static_cast<std::uint32_t>(r.uniform(1, 40));
+        g.in_c = static_cast<std::uint32_t>(r.uniform(1, n % 8 == 0 ? 300 : 40));
+      }
+      const std::size_t k = std::size_t{g.fh} * g.fw * g.in_c;
+      const quant_choice q = choose_quant(t, k, g.out_c, r);
+      const bool quant = t.in != OT::TENSOR_FLOAT32;
+      operand input = tensor_of(t.in,
+                                g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
+                                       : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
+                                quant ? q.in_scale : 0.0f, q.in_zp);
+      fill(input, r);
+      operand filter, bias;
+      make_filter_bias(t, q, {g.out_c, g.fh, g.fw, g.in_c}, g.out_c, 0, r, filter, bias);
+      std::vector<operand> ins{input, filter, bias};
+      for (auto p : g.pad) ins.push_back(i32(p));
+      for (auto v : {g.sw, g.sh, g.act}) ins.push_back(i32(v));
+      ins.push_back(boolean(g.nchw));
+      ins.push_back(i32(g.dw));
+      ins.push_back(i32(g.dh));
+      const operand out = tensor_of(t.in,
+                                    g.nchw ? ty::dims_t{g.batches, g.out_c, g.out_h(), g.out_w()}
+                                           : ty::dims_t{g.batches, g.out_h(), g.out_w(), g.out_c},
+                                    quant ? q.out_scale : 0.0f, q.out_zp);
+      const outputs o = run_both(OpT::CONV_2D, ins, out, r.coin(), [&](const ops::kernel_io& io) {
+        const auto rq = quant ? nnhal::ops::kernels::conv::make_requant(io.in[0], io.in[1], io.out[0])
+                              : nnhal::ops::kernels::conv::requant{};
+        if (t.in == OT::TENSOR_FLOAT32) ops::conv_2d::reference<ty::f32, ty::f32>(io, rq);
+        else if (t.in == OT::TENSOR_QUANT8_ASYMM && t.filter == t.in) ops::conv_2d::reference<ty::qu8, ty::qu8>(io, rq);
+        else if (t.in == OT::TENSOR_QUANT8_ASYMM) ops::conv_2d::reference<ty::qu8, ty::qc8>(io, rq);
+        else if (t.filter == t.in) ops::conv_2d::reference<ty::qs8, ty::qs8>(io, rq);
+        else ops::conv_2d::reference<ty::qs8, ty::qc8>(io, rq);
+      });
+      compare(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+    }
+  }
+}
+
+TEST_CASE("DEPTHWISE_CONV_2D multiplier 1: AVX-512 kernels equal reference() on random geometries") {
+  if (!have_kernels()) return;
+  std::mt19937 seeds(0xD3A5u);
+  for (const auto& t : all_types) {
+    for (int n = 0; n < 50; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      const geometry_case g = random_geometry(r, true);
+      const quant_choice q = choose_quant(t, std::size_t{g.fh} * g.fw, g.out_c, r);
+      const bool quant = t.in != OT::TENSOR_FLOAT32;
+      operand input = tensor_of(t.in,
+                                g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
+                                       : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
+                                quant ? q.in_scale : 0.0f, q.in_zp);
+      fill(input, r);
+      operand filter, bias;
+      make_filter_bias(t, q, {1, g.fh, g.fw, g.out_c}, g.out_c, 3, r, filter, bias);
+      std::vector<operand> ins{input, filter, bias};
+      for (auto p : g.pad) ins.push_back(i32(p));
+      for (auto v : {g.sw, g.sh, 1, g.act}) ins.push_back(i32(v));
+      ins.push_back(boolean(g.nchw));
+      ins.push_back(i32(g.dw));
+      ins.push_back(i32(g.dh));
+      const operand out = tensor_of(t.in,
+                                    g.nchw ? ty::dims_t{g.batches, g.out_c, g.out_h(), g.out_w()}
+                                           : ty::dims_t{g.batches, g.out_h(), g.out_w(), g.out_c},
+                                    quant ? q.out_scale : 0.0f, q.out_zp);
+      const outputs o = run_both(OpT::DEPTHWISE_CONV_2D, ins, out, r.coin(), [&](const ops::kernel_io& io) {
+        const auto rq = quant ? nnhal::ops::kernels::conv::make_requant(io.in[0], io.in[1], io.out[0])
+                              : nnhal::ops::kernels::conv::requant{};
+        namespace dw = ops::depthwise_conv_2d;
+        if (t.in == OT::TENSOR_FLOAT32) dw::reference<ty::f32, ty::f32>(io, rq);
+        else if (t.in == OT::TENSOR_QUANT8_ASYMM && t.filter == t.in) dw::reference<ty::qu8, ty::qu8>(io, rq);
+        else if (t.in == OT::TENSOR_QUANT8_ASYMM) dw::reference<ty::qu8, ty::qc8>(io, rq);
+        else if (t.filter == t.in) dw::reference<ty::qs8, ty::qs8>(io, rq);
+        else dw::reference<ty::qs8, ty::qc8>(io, rq);
+      });
+      compare(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+    }
+  }
+}
+
+TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, depth and unit tails") {
+  if (!have_kernels()) return;
+  std::mt19937 seeds(0xFCA5u);
+  for (const auto& t : all_types) {
+    if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) continue;  // FULLY_CONNECTED has no per-channel weights
+    for (int n = 0; n < 40; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      const auto batch = static_cast<std::uint32_t>(r.uniform(1, 20));
+      const auto depth = static_cast<std::uint32_t>(r.uniform(1, n % 5 == 0 ? 1100 : 70));
+      const auto units = static_cast<std::uint32_t>(r.uniform(1, n % 3 == 0 ? 1001 : 150));
+      const std::int32_t act = r.uniform(0, 3);
+      const quant_choice q = choose_quant(t, depth, units, r);
+      const bool quant = t.in != OT::TENSOR_FLOAT32;
+      operand input = tensor_of(t.in, {batch, depth}, quant ? q.in_scale : 0.0f, q.in_zp);
+      fill(input, r);
+      operand weights, bias;
+      make_filter_bias(t, q, {units, depth}, units, 0, r, weights, bias);
+      const std::vector<operand> ins{input, weights, bias, i32(act)};
+      const operand out = tensor_of(t.in, {batch, units}, quant ? q.out_scale : 0.0f, q.out_zp);
+      const outputs o = run_both(OpT::FULLY_CONNECTED, ins, out, r.coin(), [&](const ops::kernel_io& io) {
+        const auto rq = quant ? nnhal::ops::kernels::conv::make_requant(io.in[0], io.in[1], io.out[0])
+                              : nnhal::ops::kernels::conv::requant{};
+        if (t.in == OT::TENSOR_FLOAT32) ops::fully_connected::reference<ty::f32>(io, rq);
+        else if (t.in == OT::TENSOR_QUANT8_ASYMM) ops::fully_connected::reference<ty::qu8>(io, rq);
+        else ops::fully_connected::reference<ty::qs8>(io, rq);
+      });
+      compare(t.in, o, ty::str_cat(t.name, " batch ", batch, " depth ", depth, " units ", units, " act ", act, " seed ", seed));
+    }
+  }
+}
+
+#if NNHAL_HAVE_X86_KERNELS
+NNHAL_TARGET_AVX512 void apply_lanes(const std::int32_t* x, const std::int32_t* m, const std::int32_t* l,
+                                     const std::int32_t* rr, std::int32_t* out) {
+  const __m512i v = nnhal::simd::avx512::apply_multiplier_lanes(_mm512_loadu_si512(x), _mm512_loadu_si512(m),
+                                                                _mm512_loadu_si512(l), _mm512_loadu_si512(rr));
+  _mm512_storeu_si512(out, v);
+}
+
+TEST_CASE("apply_multiplier_lanes equals the scalar apply_multiplier in every lane") {
+  if (!have_kernels()) return;
+  namespace q = nnhal::ops::quant;
+  rng r(0xA11);
+  for (int n = 0; n < 4000; ++n) {
+    std::array<std::int32_t, 16> x{}, m{}, l{}, rr{}, got{};
+    std::array<q::fixed_multiplier, 16> fm{};
+    for (std::size_t i = 0; i < 16; ++i) {
+      const double real = std::ldexp(static_cast<double>(r.real(0.5f, 1.0f)), r.uniform(-34, 8));
+      fm[i] = q::quantize_multiplier(real);
+      switch (r.uniform(0, 3)) {
+        case 0: x[i] = r.uniform(-300, 300); break;
+        case 1: x[i] = r.coin() ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min(); break;
+        default: x[i] = static_cast<std::int32_t>(r.gen()); break;
+      }
+      m[i] = fm[i].mantissa_q31;
+      l[i] = fm[i].shift > 0 ? fm[i].shift : 0;
+      rr[i] = fm[i].shift > 0 ? 0 : -fm[i].shift;
+    }
+    apply_lanes(x.data(), m.data(), l.data(), rr.data(), got.data());
+    for (std::size_t i = 0; i < 16; ++i)
+      REQUIRE_MESSAGE(got[i] == q::apply_multiplier(x[i], fm[i]), "x ", x[i], " mantissa ", m[i], " shift ", fm[i].shift);
+  }
+}
+#endif
+
+}  // namespace
