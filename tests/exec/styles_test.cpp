@@ -176,8 +176,9 @@ TEST_CASE("priorities: a HIGH execution submitted while LOW ones saturate the po
     REQUIRE(ex::execute_async(rt, low.pm, jobs[static_cast<std::size_t>(k)].request, {}, record(k)) == ErrorStatus::NONE);
   // Both workers busy with LOW work, four more LOWs queued: now the HIGH one arrives.
   REQUIRE(eventually([&] { return rt.pool().queued() <= lows - 2; }));
-  std::this_thread::sleep_for(2ms);
-  CHECK(finished.load() == 0);
+  // On a loaded machine a LOW may already have finished; count those.
+  const int before = finished.load();
+  CHECK(before < lows - 2);  // some LOWs are still queued behind the running ones
   REQUIRE(ex::execute_async(rt, high.pm, jobs[lows].request, {}, record(-1)) == ErrorStatus::NONE);
   REQUIRE(eventually([&] { return finished.load() == lows + 1; }, 120s));
   const auto at = std::find(order.begin(), order.end(), -1) - order.begin();
@@ -186,8 +187,9 @@ TEST_CASE("priorities: a HIGH execution submitted while LOW ones saturate the po
     for (int t : order) s += std::to_string(t) + " ";
     return s;
   }());
-  // At most the two LOWs already running may finish first; FIFO would put HIGH last.
-  CHECK(at <= 2);
+  // Besides those already done, at most the two LOWs running may finish first; FIFO
+  // would put HIGH last.
+  CHECK(at <= before + 2);
   CHECK(mismatches(jobs[lows], output_of(jobs[lows].request, high.elems), high.ops) == 0);
   for (int k = 0; k < lows; ++k)
     CHECK(mismatches(jobs[static_cast<std::size_t>(k)], output_of(jobs[static_cast<std::size_t>(k)].request, low.elems),
