@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -149,7 +150,10 @@ void BM_full_prepare(benchmark::State& state) {
   }
 }
 
-void BM_prepare_from_cache(benchmark::State& state) {
+/// Saves the model once, then times `read(model_fds, data_fds, store)` per iteration;
+/// bytes processed are the cache files' sizes.
+template <class Read>
+void read_cached(benchmark::State& state, Read read) {
   bench_env env;
   const int m[] = {env.model_fd}, d[] = {env.data_fd};
   if (auto st = ca::save_to_cache(model(), m, d, token, *env.store); !st) {
@@ -157,26 +161,23 @@ void BM_prepare_from_cache(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    auto pm = ca::prepare_from_cache(m, d, token, *env.store);
-    if (!pm) state.SkipWithError(pm.err().message.c_str());
-    benchmark::DoNotOptimize(pm);
+    auto got = read(m, d, *env.store);
+    if (!got) state.SkipWithError(got.err().message.c_str());
+    benchmark::DoNotOptimize(got);
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(env.cache_bytes() * state.iterations()));
 }
 
+void BM_prepare_from_cache(benchmark::State& state) {
+  read_cached(state, [](std::span<const int> m, std::span<const int> d, ca::token_store& store) {
+    return ca::prepare_from_cache(m, d, token, store);
+  });
+}
+
 void BM_load_from_cache(benchmark::State& state) {  // read + hash + decode + validate, no prepare
-  bench_env env;
-  const int m[] = {env.model_fd}, d[] = {env.data_fd};
-  if (auto st = ca::save_to_cache(model(), m, d, token, *env.store); !st) {
-    state.SkipWithError(st.err().message.c_str());
-    return;
-  }
-  for (auto _ : state) {
-    auto loaded = ca::load_from_cache(m, d, token, *env.store);
-    if (!loaded) state.SkipWithError(loaded.err().message.c_str());
-    benchmark::DoNotOptimize(loaded);
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(env.cache_bytes() * state.iterations()));
+  read_cached(state, [](std::span<const int> m, std::span<const int> d, ca::token_store& store) {
+    return ca::load_from_cache(m, d, token, store);
+  });
 }
 
 void BM_save_to_cache(benchmark::State& state) {

@@ -11,6 +11,7 @@
 #include "nnhal/exec/async.hpp"
 #include "nnhal/exec/burst.hpp"
 #include "nnhal/exec/fenced.hpp"
+#include "support/model_builder.hpp"
 #include "support/op_fixture.hpp"
 
 namespace nnhal::bench {
@@ -27,35 +28,11 @@ struct one_add {
   types::Request request;
 
   one_add() {
-    types::Model m;
-    auto operand = [&](OperandType t, types::dims_t d, types::OperandLifeTime l) {
-      types::Operand o;
-      o.type = t;
-      o.dimensions = std::move(d);
-      o.lifetime = l;
-      m.main.operands.push_back(o);
-      return static_cast<std::uint32_t>(m.main.operands.size() - 1);
-    };
-    const auto a = operand(OperandType::TENSOR_FLOAT32, {elems}, types::OperandLifeTime::SUBGRAPH_INPUT);
-    const auto b = operand(OperandType::TENSOR_FLOAT32, {elems}, types::OperandLifeTime::SUBGRAPH_INPUT);
-    const auto act = operand(OperandType::INT32, {}, types::OperandLifeTime::CONSTANT_COPY);
-    const auto out = operand(OperandType::TENSOR_FLOAT32, {elems}, types::OperandLifeTime::SUBGRAPH_OUTPUT);
-    m.operandValues.resize(4, 0);  // activation NONE
-    m.main.operands[act].location = {0, 0, 4};
-    for (auto i : {a, b}) m.main.operands[i].numberOfConsumers = 1;
-    m.main.operands[act].numberOfConsumers = 1;
-    m.main.operations.push_back({OperationType::ADD, {a, b, act}, {out}});
-    m.main.inputIndexes = {a, b};
-    m.main.outputIndexes = {out};
-    auto prepared = exec::prepare(m);
-    if (prepared) pm = *prepared;
-    constexpr std::uint32_t bytes = elems * sizeof(float);
-    auto pool = types::Memory::allocate(3 * bytes);
-    auto* f = reinterpret_cast<float*>(pool.data);
+    const types::Model m = test::make_add_model(OperandType::TENSOR_FLOAT32, {elems});
+    if (auto prepared = exec::prepare(m)) pm = *prepared;
+    request = test::make_request(m);
+    auto* f = reinterpret_cast<float*>(std::get<types::Memory>(request.pools[0]).data);
     for (std::uint32_t i = 0; i < 2 * elems; ++i) f[i] = static_cast<float>(i);
-    request.inputs = {{false, {0, 0, bytes}, {}}, {false, {0, bytes, bytes}, {}}};
-    request.outputs = {{false, {0, 2 * bytes, bytes}, {}}};
-    request.pools = {pool};
   }
 };
 
@@ -75,11 +52,7 @@ void direct_kernel(benchmark::State& state) {
                {{OperandType::TENSOR_FLOAT32, {elems}, 0.0f, 0}, {OperandType::TENSOR_FLOAT32, {elems}, 0.0f, 0},
                 scalar<std::int32_t>(OperandType::INT32, 0)},
                {{OperandType::TENSOR_FLOAT32, {elems}, 0.0f, 0}});
-  if (!f.ok()) return state.SkipWithError(f.error().c_str());
-  for (auto _ : state) {
-    f.run();
-    benchmark::ClobberMemory();
-  }
+  f.time(state);
 }
 
 void sync_execute(benchmark::State& state) {

@@ -21,9 +21,7 @@
 #include "nnhal/ops/families/conv.hpp"
 #include "support/machine.hpp"
 
-#if NNHAL_BENCH_XNNPACK
-#include <xnnpack.h>
-#endif
+#include "support/xnnpack_run.hpp"
 #if NNHAL_BENCH_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
@@ -211,11 +209,6 @@ void nnhal_case(benchmark::State& state, layer l, dtype d) {
 // --- XNNPACK -----------------------------------------------------------------------------
 
 #if NNHAL_BENCH_XNNPACK
-bool xnn_ready() {
-  static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
-  return ok;
-}
-
 void xnnpack_case(benchmark::State& state, layer l, dtype d) {
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
@@ -281,17 +274,7 @@ void xnnpack_case(benchmark::State& state, layer l, dtype d) {
       break;
     }
   }
-  if (s != xnn_status_success) {
-    state.SkipWithError("XNNPACK operator not available");
-    if (o) xnn_delete_operator(o);
-    return;
-  }
-  for (auto _ : state) {
-    xnn_run_operator(o, nullptr);
-    benchmark::ClobberMemory();
-  }
-  xnn_delete_operator(o);
-  report(state, l, d);
+  if (xnn_time_operator(state, s, o)) report(state, l, d);
 }
 #endif
 

@@ -2,8 +2,10 @@
 //   ROI_ALIGN          1x64x64x256 f32 features (NHWC, stride 16), 300 rois, 7x7, ratio 2
 //   BOX_WITH_NMS_LIMIT 1000 rois x 90 classes f32, score > 0.05, hard NMS at IoU 0.5, <= 100
 //   GENERATE_PROPOSALS 1x19x19x9 anchors f32 (300 x 300 image, stride 16), 1000 pre / 300 post
-// The data-dependent ops also run their selection once in shape inference per execution;
-// `infer` reports that cost (a call costs infer + kernel). Names: <op>/<impl>.
+// The data-dependent ops make their selection in shape inference, which hands it to the
+// kernel at execution: `infer` is that inference alone, `execution` is what one execution
+// of the operation costs (inference into a reused list and scratch, then the bound kernel
+// using the scratch). Names: <op>/<impl>.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -69,8 +71,18 @@ struct call {
   types::result<types::sig::shapes> infer() const {
     return types::find_operation(op)->infer(types::sig::infer_context{op, in, out, true, nullptr});
   }
-  ops::kernel_io io() const { return {in, out, out_data, nullptr}; }
+  /// As an execution runs it: into `shapes` and `scratch`, both kept between calls.
+  types::status infer_into(types::sig::shapes& shapes, types::sig::infer_scratch& scratch) const {
+    scratch.ready = false;
+    return types::find_operation(op)->infer_into(types::sig::infer_context{op, in, out, true, nullptr, &scratch},
+                                                 shapes);
+  }
+  ops::kernel_io io(const types::sig::infer_scratch* scratch = nullptr) const {
+    return {in, out, out_data, nullptr, scratch};
+  }
 };
+
+enum class mode { kernel, infer, execution };
 
 /// Random boxes (x1, y1, x2, y2) inside [0, extent) with sides in [lo, hi].
 std::vector<float> random_boxes(std::mt19937& rng, std::size_t n, float extent, float lo, float hi) {
@@ -84,16 +96,25 @@ std::vector<float> random_boxes(std::mt19937& rng, std::size_t n, float extent, 
   return b;
 }
 
-void run_case(benchmark::State& state, call& c, void (*kernel)(const ops::kernel_io&), bool infer_only) {
+void run_case(benchmark::State& state, call& c, void (*kernel)(const ops::kernel_io&), mode m) {
   std::string error;
   if (!c.prepare(error)) {
     state.SkipWithError(error.c_str());
     return;
   }
-  const auto io = c.io();
+  types::sig::shapes shapes;
+  types::sig::infer_scratch scratch;
+  const auto io = c.io(m == mode::execution ? &scratch : nullptr);
   for (auto _ : state) {
-    if (infer_only) benchmark::DoNotOptimize(c.infer());
-    else kernel(io);
+    if (m == mode::infer) {
+      benchmark::DoNotOptimize(c.infer());
+    } else {
+      if (m == mode::execution && !c.infer_into(shapes, scratch)) {
+        state.SkipWithError("shape inference failed");
+        return;
+      }
+      kernel(io);
+    }
     benchmark::ClobberMemory();
   }
 }
@@ -173,34 +194,38 @@ call proposals_call() {
 }
 
 using kernel_fn = void (*)(const ops::kernel_io&);
-void roi_align(benchmark::State& state, kernel_fn k, bool infer_only) {
+void roi_align(benchmark::State& state, kernel_fn k, mode m) {
   call c = roi_align_call();
-  run_case(state, c, k, infer_only);
+  run_case(state, c, k, m);
 }
-void box_with_nms_limit(benchmark::State& state, kernel_fn k, bool infer_only) {
+void box_with_nms_limit(benchmark::State& state, kernel_fn k, mode m) {
   call c = nms_call();
-  run_case(state, c, k, infer_only);
+  run_case(state, c, k, m);
 }
-void generate_proposals(benchmark::State& state, kernel_fn k, bool infer_only) {
+void generate_proposals(benchmark::State& state, kernel_fn k, mode m) {
   call c = proposals_call();
-  run_case(state, c, k, infer_only);
+  run_case(state, c, k, m);
 }
 
 using types::f32;
-BENCHMARK_CAPTURE(roi_align, reference, ops::roi_align::reference<f32>, false)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(roi_align, vectorized, ops::roi_align::vectorized_f32<xsimd::default_arch>, false)
+BENCHMARK_CAPTURE(roi_align, reference, ops::roi_align::reference<f32>, mode::kernel)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(roi_align, vectorized, ops::roi_align::vectorized_f32<xsimd::default_arch>, mode::kernel)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(roi_align, infer, nullptr, true)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(box_with_nms_limit, reference, ops::box_with_nms_limit::reference<f32>, false)
+BENCHMARK_CAPTURE(roi_align, infer, nullptr, mode::infer)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(box_with_nms_limit, reference, ops::box_with_nms_limit::reference<f32>, mode::kernel)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(box_with_nms_limit, vectorized, ops::box_with_nms_limit::vectorized<f32>, false)
+BENCHMARK_CAPTURE(box_with_nms_limit, vectorized, ops::box_with_nms_limit::vectorized<f32>, mode::kernel)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(box_with_nms_limit, infer, nullptr, true)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(generate_proposals, reference, ops::generate_proposals::reference<f32>, false)
+BENCHMARK_CAPTURE(box_with_nms_limit, infer, nullptr, mode::infer)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(box_with_nms_limit, execution, ops::box_with_nms_limit::vectorized<f32>, mode::execution)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(generate_proposals, vectorized, ops::generate_proposals::vectorized<f32>, false)
+BENCHMARK_CAPTURE(generate_proposals, reference, ops::generate_proposals::reference<f32>, mode::kernel)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(generate_proposals, infer, nullptr, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(generate_proposals, vectorized, ops::generate_proposals::vectorized<f32>, mode::kernel)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(generate_proposals, infer, nullptr, mode::infer)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(generate_proposals, execution, ops::generate_proposals::vectorized<f32>, mode::execution)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace nnhal::bench

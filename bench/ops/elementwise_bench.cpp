@@ -10,9 +10,7 @@
 #include "support/machine.hpp"
 #include "support/op_fixture.hpp"
 
-#if NNHAL_BENCH_XNNPACK
-#include <xnnpack.h>
-#endif
+#include "support/xnnpack_run.hpp"
 
 namespace nnhal::bench {
 namespace {
@@ -47,25 +45,12 @@ void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std:
                {{dt.type, {n}, dt.scale, dt.zero_point}, {dt.type, {n}, dt.scale, dt.zero_point},
                 scalar<std::int32_t>(OperandType::INT32, 0)},
                {{dt.type, {n}, dt.scale * 2, dt.zero_point}});
-  if (!f.ok()) {
-    state.SkipWithError(f.error().c_str());
-    return;
-  }
-  for (auto _ : state) {
-    f.run();
-    benchmark::ClobberMemory();
-  }
-  report(state, f.bytes_moved());
+  if (f.time(state)) report(state, f.bytes_moved());
 }
 
 // --- XNNPACK -----------------------------------------------------------------------------
 
 #if NNHAL_BENCH_XNNPACK
-bool xnn_ready() {
-  static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
-  return ok;
-}
-
 /// Creates, sets up and runs one XNNPACK element-wise binary operator on 1-D inputs.
 void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n) {
   if (!xnn_ready()) {
@@ -109,17 +94,7 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
                                              reinterpret_cast<std::int8_t*>(b.data()),
                                              reinterpret_cast<std::int8_t*>(y.data()), nullptr);
   }
-  if (s != xnn_status_success) {
-    state.SkipWithError("XNNPACK operator not available");
-    if (o) xnn_delete_operator(o);
-    return;
-  }
-  for (auto _ : state) {
-    xnn_run_operator(o, nullptr);
-    benchmark::ClobberMemory();
-  }
-  xnn_delete_operator(o);
-  report(state, 3 * n * esize);
+  if (xnn_time_operator(state, s, o)) report(state, 3 * n * esize);
 }
 #endif
 

@@ -64,15 +64,7 @@ void nnhal_qlstm_step(benchmark::State& state, lstm_shape s) {
                {{T::TENSOR_QUANT8_ASYMM_SIGNED, {s.batch, s.output}, 1.0f / 64, 0},
                 {T::TENSOR_QUANT16_SYMM, {s.batch, s.units}, 1.0f / 2048, 0},
                 {T::TENSOR_QUANT8_ASYMM_SIGNED, {s.batch, s.output}, 1.0f / 64, 0}});
-  if (!f.ok()) {
-    state.SkipWithError(f.error().c_str());
-    return;
-  }
-  for (auto _ : state) {
-    f.run();
-    benchmark::ClobberMemory();
-  }
-  report(state, s);
+  if (f.time(state)) report(state, s);
 }
 
 /// The step's matrix-vector products alone (8 gate matrices into int16, the projection

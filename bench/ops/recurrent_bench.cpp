@@ -26,62 +26,12 @@ constexpr auto F32 = OperandType::TENSOR_FLOAT32;
 
 constexpr std::uint32_t n_input = 512, n_cell = 1024, n_output = 256, steps = 32;
 
-/// One operation bound from operand specs, where some inputs may be omitted (NO_VALUE).
-class recurrent_fixture {
- public:
-  recurrent_fixture(OperationType op, std::vector<operand_spec> ins, std::vector<bool> omitted,
-                    std::vector<operand_spec> outs)
-      : ins_(std::move(ins)), outs_(std::move(outs)) {
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
-    op_.type = op;
-    for (std::size_t i = 0; i < ins_.size(); ++i) {
-      auto& s = ins_[i];
-      types::sig::operand_desc d;
-      d.type = s.type;
-      d.dims = s.dims;
-      d.omitted = omitted[i];
-      if (!d.omitted) {
-        if (s.value.empty()) {
-          s.value.resize(op_fixture::byte_size(s));
-          for (std::size_t k = 0; k < s.value.size() / 4; ++k) {
-            const float v = dist(rng);
-            std::memcpy(s.value.data() + 4 * k, &v, 4);
-          }
-        }
-        d.value = s.value.data();
-        d.value_size = s.value.size();
-      }
-      in_.push_back(d);
-      op_.inputs.push_back(static_cast<std::uint32_t>(i));
-    }
-    for (auto& s : outs_) {
-      s.value.assign(op_fixture::byte_size(s), std::byte{0});
-      types::sig::operand_desc d;
-      d.type = s.type;
-      d.dims = s.dims;
-      out_.push_back(d);
-      out_data_.push_back(s.value.data());
-    }
-    auto bound = ops::bind(ops::bind_context{op_, in_, out_, false});
-    ok_ = bound.ok();
-    if (ok_) kernel_ = std::move(*bound);
-    else error_ = bound.err().message;
-  }
-  bool ok() const { return ok_; }
-  const std::string& error() const { return error_; }
-  void run() { kernel_(ops::kernel_io{in_, out_, out_data_, &serial_}); }
-
- private:
-  types::Operation op_;
-  std::vector<operand_spec> ins_, outs_;
-  std::vector<types::sig::operand_desc> in_, out_;
-  std::vector<std::byte*> out_data_;
-  ops::kernel kernel_;
-  exec::serial_context serial_;
-  bool ok_ = false;
-  std::string error_;
-};
+/// One recurrent operation bound from operand specs, some inputs omitted (NO_VALUE); small
+/// weights keep the gates out of saturation.
+op_fixture recurrent_fixture(OperationType op, std::vector<operand_spec> ins, std::vector<bool> omitted,
+                             std::vector<operand_spec> outs) {
+  return op_fixture(op, std::move(ins), std::move(outs), {.omitted = std::move(omitted), .range = 0.1f, .seed = 7});
+}
 
 operand_spec tensor(std::vector<std::uint32_t> dims) { return {F32, std::move(dims)}; }
 
@@ -115,13 +65,10 @@ void lstm_step(benchmark::State& state) {
   std::vector<operand_spec> ins{tensor({1, n_input})};
   std::vector<bool> omitted;
   lstm_weights(ins, omitted);
-  recurrent_fixture f(OperationType::LSTM, ins, omitted,
-                      {tensor({1, 4 * n_cell}), tensor({1, n_output}), tensor({1, n_cell}), tensor({1, n_output})});
-  if (!f.ok()) {
-    state.SkipWithError(f.error().c_str());
-    return;
-  }
-  for (auto _ : state) f.run();
+  op_fixture f = recurrent_fixture(OperationType::LSTM, ins, omitted,
+                                   {tensor({1, 4 * n_cell}), tensor({1, n_output}), tensor({1, n_cell}),
+                                    tensor({1, n_output})});
+  if (!f.time(state)) return;
   report(state, step_flops);
 }
 
@@ -135,12 +82,9 @@ void sequence_lstm(benchmark::State& state) {
     ins.push_back(tensor({n_cell}));
     omitted.push_back(true);
   }
-  recurrent_fixture f(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, ins, omitted, {tensor({steps, 1, n_output})});
-  if (!f.ok()) {
-    state.SkipWithError(f.error().c_str());
-    return;
-  }
-  for (auto _ : state) f.run();
+  op_fixture f =
+      recurrent_fixture(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, ins, omitted, {tensor({steps, 1, n_output})});
+  if (!f.time(state)) return;
   report(state, steps * step_flops);
 }
 

@@ -2,6 +2,8 @@
 // with kernel_io), without the executor around it: what a benchmark of a kernel needs.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <cstring>
 #include <random>
 #include <vector>
@@ -18,14 +20,28 @@ struct operand_spec {
   std::vector<std::byte> value;  // constant inputs (scalars); tensors are filled randomly
 };
 
+/// How op_fixture fills and marks its inputs.
+struct fixture_options {
+  std::vector<bool> omitted;  // per input: NO_VALUE (empty: none omitted)
+  float range = 4.0f;         // float tensors are uniform in [-range, range]
+  std::uint32_t seed = 42;
+};
+
 class op_fixture {
  public:
-  op_fixture(types::OperationType op, std::vector<operand_spec> inputs, std::vector<operand_spec> outputs)
+  op_fixture(types::OperationType op, std::vector<operand_spec> inputs, std::vector<operand_spec> outputs,
+             const fixture_options& options = {})
       : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
     op_.type = op;
-    std::mt19937 rng(42);
-    for (auto& s : inputs_) {
-      if (s.value.empty()) s.value = random_bytes(s, rng);
+    std::mt19937 rng(options.seed);
+    for (std::size_t i = 0; i < inputs_.size(); ++i) {
+      auto& s = inputs_[i];
+      if (i < options.omitted.size() && options.omitted[i]) {
+        in_.push_back(describe(s, nullptr));
+        in_.back().omitted = true;
+        continue;
+      }
+      if (s.value.empty()) s.value = random_bytes(s, rng, options.range);
       in_.push_back(describe(s, s.value.data()));
     }
     for (auto& s : outputs_) {
@@ -43,6 +59,19 @@ class op_fixture {
   bool ok() const { return ok_; }
   const std::string& error() const { return error_; }
   void run() { kernel_(ops::kernel_io{in_, out_, out_data_, &serial_}); }
+  /// Runs the operation once per iteration of `state`. False, and the benchmark skipped
+  /// with the bind error, when it did not bind.
+  bool time(benchmark::State& state) {
+    if (!ok_) {
+      state.SkipWithError(error_.c_str());
+      return false;
+    }
+    for (auto _ : state) {
+      run();
+      benchmark::ClobberMemory();
+    }
+    return true;
+  }
   const std::byte* input(std::size_t i) const { return inputs_[i].value.data(); }
   std::byte* output(std::size_t i) { return outputs_[i].value.data(); }
   /// Bytes the operation reads and writes once (its tensors).
@@ -61,10 +90,10 @@ class op_fixture {
   }
 
  private:
-  static std::vector<std::byte> random_bytes(const operand_spec& s, std::mt19937& rng) {
+  static std::vector<std::byte> random_bytes(const operand_spec& s, std::mt19937& rng, float range) {
     std::vector<std::byte> b(byte_size(s));
     const std::size_t count = b.size() / types::type_info(s.type).element_size;
-    std::uniform_real_distribution<float> f(-4.0f, 4.0f);
+    std::uniform_real_distribution<float> f(-range, range);
     std::uniform_int_distribution<int> byte(0, 255);
     for (std::size_t i = 0; i < count; ++i) {
       switch (s.type) {

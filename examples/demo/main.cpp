@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/mobilenet_v1.hpp"
 #include "common/run_support.hpp"
 #include "minimal_driver/driver.hpp"
@@ -48,35 +48,20 @@ struct options {
   std::size_t repeat = 5;
 };
 
-[[noreturn]] void fail_usage(const std::string& m) {
-  std::fprintf(stderr, "nnhal-demo: %s\n", m.c_str());
-  std::exit(2);
-}
-
-std::size_t parse_count(std::string_view flag, std::string_view s, std::size_t min) {
-  std::size_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || end != s.data() + s.size() || v < min)
-    fail_usage(types::str_cat(flag, ": '", s, "' is not an integer >= ", min));
-  return v;
-}
-
 options parse_args(int argc, char** argv) {
+  const ex::command_line cl("nnhal-demo", argc, argv);
   options o;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    auto value = [&]() -> std::string_view {
-      if (i + 1 >= argc) fail_usage(types::str_cat(a, ": missing value"));
-      return argv[++i];
-    };
+    auto value = [&] { return cl.value(a, i); };
     if (a == "--cache-dir") o.cache_dir = fs::path(value());
     else if (a == "--no-cache") o.cache = false;
-    else if (a == "--threads") o.threads = parse_count(a, value(), 0);
-    else if (a == "--repeat") o.repeat = parse_count(a, value(), 1);
+    else if (a == "--threads") o.threads = cl.integer<std::size_t>(a, value(), 0);
+    else if (a == "--repeat") o.repeat = cl.integer<std::size_t>(a, value(), 1);
     else if (a == "-h" || a == "--help") {
       std::printf("usage: nnhal-demo [--cache-dir DIR] [--no-cache] [--threads N] [--repeat N]\n");
       std::exit(0);
-    } else fail_usage(types::str_cat("unknown argument '", a, "' (see --help)"));
+    } else cl.fail(types::str_cat("unknown argument '", a, "' (see --help)"));
   }
   return o;
 }

@@ -14,6 +14,7 @@
 
 #include "nnhal/exec/driver.hpp"
 #include "support/model_builder.hpp"
+#include "support/step_runner.hpp"
 
 namespace ex = nnhal::exec;
 namespace ty = nnhal::types;
@@ -280,13 +281,7 @@ TEST_SUITE("control flow: IF") {
     REQUIRE(started.ok());
     ex::execution& e = **started;
     ex::serial_context serial;
-    int steps = 0;
-    while (!e.done()) {
-      REQUIRE(e.checkpoint() == ErrorStatus::NONE);
-      REQUIRE(e.step(serial) == ErrorStatus::NONE);
-      ++steps;
-    }
-    CHECK(steps == 3);  // enter IF, MUL inside the else branch, return to main
+    CHECK(nnhal::test::run_all_steps(e, serial) == 3);  // enter IF, MUL inside the else branch, return to main
     CHECK(e.step(serial) == ErrorStatus::NONE);  // done: nothing more happens
     const auto res = e.finish();
     REQUIRE(st(res.status) == "NONE");

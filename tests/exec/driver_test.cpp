@@ -26,6 +26,7 @@
 #include "nnhal/exec/driver.hpp"
 #include "nnhal/exec/memory.hpp"
 #include "nnhal/exec/parallel.hpp"
+#include "support/step_runner.hpp"
 
 namespace ex = nnhal::exec;
 namespace ty = nnhal::types;
@@ -1177,13 +1178,7 @@ TEST_SUITE("execution: the step interface") {
     REQUIRE(started.ok());
     ex::execution& e = **started;
     ex::serial_context serial;
-    int steps = 0;
-    while (!e.done()) {
-      CHECK(e.checkpoint() == ErrorStatus::NONE);
-      CHECK(e.step(serial) == ErrorStatus::NONE);
-      ++steps;
-    }
-    CHECK(steps == 5);
+    CHECK(nnhal::test::run_all_steps(e, serial) == 5);
     const auto res = e.finish();
     REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
     CHECK(read_floats(r, 0) == chain_reference(in));

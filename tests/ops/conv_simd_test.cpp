@@ -10,9 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,14 +19,13 @@
 #include "nnhal/ops/depthwise_conv_2d.hpp"
 #include "nnhal/ops/fully_connected.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
+#include "support/op_runner.hpp"
+
+using namespace nnhal::test::op;
 
 namespace {
 
-namespace ty = nnhal::types;
 namespace ops = nnhal::ops;
-using OT = ty::OperandType;
-using OpT = ty::OperationType;
-using ty::sig::operand_desc;
 
 struct rng {
   std::mt19937 gen;
@@ -38,66 +35,13 @@ struct rng {
   bool coin() { return uniform(0, 1) == 1; }
 };
 
-/// One operand with its storage (dims, bytes, per-channel params).
-struct operand {
-  OT type = OT::TENSOR_FLOAT32;
-  ty::dims_t dims;
-  float scale = 0.0f;
-  std::int32_t zp = 0;
-  std::vector<std::byte> bytes;
-  std::shared_ptr<ty::SymmPerChannelQuantParams> channel;
-
-  std::size_t count() const {
-    std::size_t n = 1;
-    for (auto d : dims) n *= d;
-    return n;
-  }
-  operand_desc desc(bool with_value = true) const {
-    operand_desc d;
-    d.type = type;
-    d.dims = dims;
-    d.scale = scale;
-    d.zero_point = zp;
-    d.channel_quant = channel.get();
-    if (with_value && !bytes.empty()) {
-      d.value = bytes.data();
-      d.value_size = bytes.size();
-    }
-    return d;
-  }
-};
-
-operand tensor_of(OT t, ty::dims_t dims, float scale = 0.0f, std::int32_t zp = 0) {
-  operand o{t, std::move(dims), scale, zp};
-  o.bytes.resize(o.count() * ty::type_info(t).element_size);
-  return o;
-}
-operand i32(std::int32_t v) {
-  operand o = tensor_of(OT::INT32, {});
-  std::memcpy(o.bytes.data(), &v, 4);
-  return o;
-}
-operand boolean(bool v) {
-  operand o = tensor_of(OT::BOOL, {});
-  o.bytes[0] = std::byte{static_cast<unsigned char>(v)};
-  return o;
-}
-
-void fill(operand& o, rng& r) {
+void fill(tensor& o, rng& r) {
   for (std::size_t i = 0; i < o.count(); ++i) {
     switch (o.type) {
-      case OT::TENSOR_FLOAT32: {
-        const float v = r.real(-1.0f, 1.0f);
-        std::memcpy(o.bytes.data() + 4 * i, &v, 4);
-        break;
-      }
-      case OT::TENSOR_INT32: {
-        const std::int32_t v = r.uniform(-20000, 20000);
-        std::memcpy(o.bytes.data() + 4 * i, &v, 4);
-        break;
-      }
-      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: o.bytes[i] = std::byte(static_cast<std::uint8_t>(r.uniform(-127, 127))); break;
-      default: o.bytes[i] = std::byte(static_cast<std::uint8_t>(r.uniform(0, 255))); break;
+      case OT::TENSOR_FLOAT32: o.set(i, r.real(-1.0f, 1.0f)); break;
+      case OT::TENSOR_INT32: o.set(i, static_cast<std::int32_t>(r.uniform(-20000, 20000))); break;
+      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: o.set(i, static_cast<std::uint8_t>(r.uniform(-127, 127))); break;
+      default: o.set(i, static_cast<std::uint8_t>(r.uniform(0, 255))); break;
     }
   }
 }
@@ -113,59 +57,34 @@ std::int32_t zero_point(OT t, rng& r) {
   }
 }
 
-/// Binds `op` (filter visible at bind or not), runs it between guard bytes and runs
-/// reference(), returning both outputs' bytes.
+/// The bound kernel (filter visible at bind or not) and reference() on the same operands.
 struct outputs {
-  std::vector<std::byte> fast, ref;
+  tensor fast, ref;
 };
 template <class Ref>
-outputs run_both(OpT op, const std::vector<operand>& ins, const operand& out, bool constant_filter, Ref ref) {
-  std::vector<operand_desc> in, bind_in;
-  for (std::size_t i = 0; i < ins.size(); ++i) {
-    in.push_back(ins[i].desc());
-    bind_in.push_back(ins[i].desc(constant_filter || !ty::is_tensor(ins[i].type) || i != 1));
-  }
-  const std::vector<operand_desc> outs{out.desc(false)};
-  ty::Operation operation;
-  operation.type = op;
-  for (std::size_t i = 0; i <= ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
-  const ops::bind_context c{operation, bind_in, outs, false};
-  ty::result<ops::kernel> k = op == OpT::CONV_2D               ? ops::conv_2d::bind(c)
-                              : op == OpT::DEPTHWISE_CONV_2D ? ops::depthwise_conv_2d::bind(c)
-                                                             : ops::fully_connected::bind(c);
-  REQUIRE_MESSAGE(k.ok(), k.err().message);
-  constexpr std::size_t guard = 64;
-  const std::size_t size = out.bytes.size();
-  std::vector<std::byte> buf(guard + size + guard, std::byte{0xA5});
-  std::array<std::byte*, 1> data{buf.data() + guard};
-  nnhal::exec::serial_context serial;
-  (*k)(ops::kernel_io{in, outs, data, &serial});
-  for (std::size_t i = 0; i < guard; ++i) {
-    REQUIRE(buf[i] == std::byte{0xA5});
-    REQUIRE(buf[guard + size + i] == std::byte{0xA5});
-  }
+outputs run_both(OpT op, std::vector<tensor> ins, const tensor& out, bool constant_filter, Ref ref) {
   outputs o;
-  o.fast.assign(buf.begin() + guard, buf.begin() + static_cast<std::ptrdiff_t>(guard + size));
-  o.ref.assign(size, std::byte{0});
-  data[0] = o.ref.data();
-  ref(ops::kernel_io{in, outs, data, &serial});
+  o.ref = run_entry1(op, ref, ins, out);
+  ins[1].bind_sees_value = constant_filter;
+  o.fast = run_ok1(op, ins, out);
+  REQUIRE_MESSAGE(o.fast.dims == out.dims, "inferred ", str(o.fast.dims), ", geometry ", str(out.dims));
   return o;
 }
 
-void compare(OT t, const outputs& o, const std::string& what) {
+void check_same(OT t, const outputs& o, const std::string& what) {
   INFO(what);
   if (t != OT::TENSOR_FLOAT32) {
+    const auto& fast = o.fast.bytes;
+    const auto& ref = o.ref.bytes;
     std::size_t bad = 0, first = 0;
-    for (std::size_t i = 0; i < o.ref.size(); ++i)
-      if (o.fast[i] != o.ref[i] && bad++ == 0) first = i;
-    CHECK_MESSAGE(bad == 0, bad, " of ", o.ref.size(), " differ, first at ", first, ": ",
-                  std::to_integer<int>(o.fast[first]), " vs ", std::to_integer<int>(o.ref[first]));
+    for (std::size_t i = 0; i < ref.size(); ++i)
+      if (fast[i] != ref[i] && bad++ == 0) first = i;
+    CHECK_MESSAGE(bad == 0, bad, " of ", ref.size(), " differ, first at ", first, ": ",
+                  std::to_integer<int>(fast[first]), " vs ", std::to_integer<int>(ref[first]));
     return;
   }
-  for (std::size_t i = 0; i < o.ref.size() / 4; ++i) {
-    float a, b;
-    std::memcpy(&a, o.fast.data() + 4 * i, 4);
-    std::memcpy(&b, o.ref.data() + 4 * i, 4);
+  for (std::size_t i = 0; i < o.ref.count(); ++i) {
+    const float a = o.fast.get<float>(i), b = o.ref.get<float>(i);
     if (!(std::abs(a - b) <= 1e-5f + 1e-5f * std::abs(b))) {
       FAIL_CHECK("element ", i, ": ", a, " vs reference ", b);
       return;
@@ -207,7 +126,11 @@ geometry_case random_geometry(rng& r, bool depthwise) {
   g.sw = r.uniform(1, 3);
   g.dh = r.uniform(1, 3) == 3 ? r.uniform(2, 3) : 1;
   g.dw = r.uniform(1, 3) == 3 ? r.uniform(2, 3) : 1;
-  for (auto& p : g.pad) p = r.uniform(0, 2);
+  // Explicit padding: left, right, top, bottom; each below the effective (dilated) filter
+  // extent, as AOSP requires.
+  const int eff_w = static_cast<int>((g.fw - 1) * static_cast<std::uint32_t>(g.dw) + 1);
+  const int eff_h = static_cast<int>((g.fh - 1) * static_cast<std::uint32_t>(g.dh) + 1);
+  for (int i = 0; i < 4; ++i) g.pad[i] = r.uniform(0, std::min(2, (i < 2 ? eff_w : eff_h) - 1));
   g.in_h = static_cast<std::uint32_t>((g.fh - 1) * g.dh + 1 + r.uniform(0, 9));
   g.in_w = static_cast<std::uint32_t>((g.fw - 1) * g.dw + 1 + r.uniform(0, 9));
   g.in_c = static_cast<std::uint32_t>(r.uniform(1, r.coin() ? 9 : 70));
@@ -239,19 +162,68 @@ quant_choice choose_quant(const types_case& t, std::size_t k, std::size_t channe
 
 /// Filter (or weights) and bias operands of a case; `bias_scales` per channel.
 void make_filter_bias(const types_case& t, const quant_choice& q, ty::dims_t filter_dims, std::uint32_t channels,
-                      std::uint32_t channel_dim, rng& r, operand& filter, operand& bias) {
+                      std::uint32_t channel_dim, rng& r, tensor& filter, tensor& bias) {
   const bool quant = t.in != OT::TENSOR_FLOAT32;
-  filter = tensor_of(t.filter, std::move(filter_dims), quant ? q.w_scale : 0.0f, q.w_zp);
+  filter = make_tensor(t.filter, std::move(filter_dims), quant ? q.w_scale : 0.0f, q.w_zp);
   if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
     filter.scale = 0.0f;
-    filter.channel = std::make_shared<ty::SymmPerChannelQuantParams>();
-    filter.channel->scales = q.channel_scales;
-    filter.channel->channelDim = channel_dim;
+    filter.channel_scales = q.channel_scales;
+    filter.channel_dim = channel_dim;
   }
   fill(filter, r);
-  bias = tensor_of(quant ? OT::TENSOR_INT32 : OT::TENSOR_FLOAT32, {channels}, quant ? q.in_scale * q.w_scale : 0.0f);
+  bias = make_tensor(quant ? OT::TENSOR_INT32 : OT::TENSOR_FLOAT32, {channels}, quant ? q.in_scale * q.w_scale : 0.0f);
   if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) bias.scale = 0.0f;
   fill(bias, r);
+}
+
+/// Operands of a CONV_2D or DEPTHWISE_CONV_2D (multiplier 1) case in HAL order (explicit
+/// padding, layout and dilation given) and the output declaration.
+struct case_operands {
+  std::vector<tensor> ins;
+  tensor out;
+};
+case_operands make_operands(const geometry_case& g, const types_case& t, const quant_choice& q, bool depthwise,
+                            rng& r) {
+  const bool quant = t.in != OT::TENSOR_FLOAT32;
+  tensor input = make_tensor(t.in,
+                             g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
+                                    : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
+                             quant ? q.in_scale : 0.0f, q.in_zp);
+  fill(input, r);
+  tensor filter, bias;
+  make_filter_bias(t, q, depthwise ? ty::dims_t{1, g.fh, g.fw, g.out_c} : ty::dims_t{g.out_c, g.fh, g.fw, g.in_c},
+                   g.out_c, depthwise ? 3 : 0, r, filter, bias);
+  case_operands c;
+  c.ins = {input, filter, bias};
+  for (auto p : g.pad) c.ins.push_back(scalar_i32(p));
+  c.ins.push_back(scalar_i32(g.sw));
+  c.ins.push_back(scalar_i32(g.sh));
+  if (depthwise) c.ins.push_back(scalar_i32(1));
+  c.ins.push_back(scalar_i32(g.act));
+  c.ins.push_back(scalar_bool(g.nchw));
+  c.ins.push_back(scalar_i32(g.dw));
+  c.ins.push_back(scalar_i32(g.dh));
+  c.out = decl(t.in,
+               g.nchw ? ty::dims_t{g.batches, g.out_c, g.out_h(), g.out_w()}
+                      : ty::dims_t{g.batches, g.out_h(), g.out_w(), g.out_c},
+               quant ? q.out_scale : 0.0f, q.out_zp);
+  return c;
+}
+
+/// Calls `ref(In{}, Filter{})` with the element tags of the case's input and filter types.
+template <class Ref>
+void with_tags(const types_case& t, Ref&& ref) {
+  if (t.in == OT::TENSOR_FLOAT32) ref(ty::f32{}, ty::f32{});
+  else if (t.in == OT::TENSOR_QUANT8_ASYMM && t.filter == t.in) ref(ty::qu8{}, ty::qu8{});
+  else if (t.in == OT::TENSOR_QUANT8_ASYMM) ref(ty::qu8{}, ty::qc8{});
+  else if (t.filter == t.in) ref(ty::qs8{}, ty::qs8{});
+  else ref(ty::qs8{}, ty::qc8{});
+}
+
+/// The requantization reference() takes (none for float32).
+nnhal::ops::kernels::conv::requant requant_of(const ops::kernel_io& io, bool quant) {
+  return quant ? nnhal::ops::kernels::conv::make_requant(io.in[0], io.in[1], io.out[0])
+               : nnhal::ops::kernels::conv::requant{};
 }
 
 bool have_kernels() {
@@ -278,34 +250,13 @@ TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometrie
       }
       const std::size_t k = std::size_t{g.fh} * g.fw * g.in_c;
       const quant_choice q = choose_quant(t, k, g.out_c, r);
-      const bool quant = t.in != OT::TENSOR_FLOAT32;
-      operand input = tensor_of(t.in,
-                                g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
-                                       : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
-                                quant ? q.in_scale : 0.0f, q.in_zp);
-      fill(input, r);
-      operand filter, bias;
-      make_filter_bias(t, q, {g.out_c, g.fh, g.fw, g.in_c}, g.out_c, 0, r, filter, bias);
-      std::vector<operand> ins{input, filter, bias};
-      for (auto p : g.pad) ins.push_back(i32(p));
-      for (auto v : {g.sw, g.sh, g.act}) ins.push_back(i32(v));
-      ins.push_back(boolean(g.nchw));
-      ins.push_back(i32(g.dw));
-      ins.push_back(i32(g.dh));
-      const operand out = tensor_of(t.in,
-                                    g.nchw ? ty::dims_t{g.batches, g.out_c, g.out_h(), g.out_w()}
-                                           : ty::dims_t{g.batches, g.out_h(), g.out_w(), g.out_c},
-                                    quant ? q.out_scale : 0.0f, q.out_zp);
-      const outputs o = run_both(OpT::CONV_2D, ins, out, r.coin(), [&](const ops::kernel_io& io) {
-        const auto rq = quant ? nnhal::ops::kernels::conv::make_requant(io.in[0], io.in[1], io.out[0])
-                              : nnhal::ops::kernels::conv::requant{};
-        if (t.in == OT::TENSOR_FLOAT32) ops::conv_2d::reference<ty::f32, ty::f32>(io, rq);
-        else if (t.in == OT::TENSOR_QUANT8_ASYMM && t.filter == t.in) ops::conv_2d::reference<ty::qu8, ty::qu8>(io, rq);
-        else if (t.in == OT::TENSOR_QUANT8_ASYMM) ops::conv_2d::reference<ty::qu8, ty::qc8>(io, rq);
-        else if (t.filter == t.in) ops::conv_2d::reference<ty::qs8, ty::qs8>(io, rq);
-        else ops::conv_2d::reference<ty::qs8, ty::qc8>(io, rq);
+      const case_operands c = make_operands(g, t, q, false, r);
+      const outputs o = run_both(OpT::CONV_2D, c.ins, c.out, r.coin(), [&](const ops::kernel_io& io) {
+        with_tags(t, [&]<class In, class F>(In, F) {
+          ops::conv_2d::reference<In, F>(io, requant_of(io, t.in != OT::TENSOR_FLOAT32));
+        });
       });
-      compare(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+      check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
     }
   }
 }
@@ -319,35 +270,13 @@ TEST_CASE("DEPTHWISE_CONV_2D multiplier 1: AVX-512 kernels equal reference() on 
       rng r(seed);
       const geometry_case g = random_geometry(r, true);
       const quant_choice q = choose_quant(t, std::size_t{g.fh} * g.fw, g.out_c, r);
-      const bool quant = t.in != OT::TENSOR_FLOAT32;
-      operand input = tensor_of(t.in,
-                                g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
-                                       : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
-                                quant ? q.in_scale : 0.0f, q.in_zp);
-      fill(input, r);
-      operand filter, bias;
-      make_filter_bias(t, q, {1, g.fh, g.fw, g.out_c}, g.out_c, 3, r, filter, bias);
-      std::vector<operand> ins{input, filter, bias};
-      for (auto p : g.pad) ins.push_back(i32(p));
-      for (auto v : {g.sw, g.sh, 1, g.act}) ins.push_back(i32(v));
-      ins.push_back(boolean(g.nchw));
-      ins.push_back(i32(g.dw));
-      ins.push_back(i32(g.dh));
-      const operand out = tensor_of(t.in,
-                                    g.nchw ? ty::dims_t{g.batches, g.out_c, g.out_h(), g.out_w()}
-                                           : ty::dims_t{g.batches, g.out_h(), g.out_w(), g.out_c},
-                                    quant ? q.out_scale : 0.0f, q.out_zp);
-      const outputs o = run_both(OpT::DEPTHWISE_CONV_2D, ins, out, r.coin(), [&](const ops::kernel_io& io) {
-        const auto rq = quant ? nnhal::ops::kernels::conv::make_requant(io.in[0], io.in[1], io.out[0])
-                              : nnhal::ops::kernels::conv::requant{};
-        namespace dw = ops::depthwise_conv_2d;
-        if (t.in == OT::TENSOR_FLOAT32) dw::reference<ty::f32, ty::f32>(io, rq);
-        else if (t.in == OT::TENSOR_QUANT8_ASYMM && t.filter == t.in) dw::reference<ty::qu8, ty::qu8>(io, rq);
-        else if (t.in == OT::TENSOR_QUANT8_ASYMM) dw::reference<ty::qu8, ty::qc8>(io, rq);
-        else if (t.filter == t.in) dw::reference<ty::qs8, ty::qs8>(io, rq);
-        else dw::reference<ty::qs8, ty::qc8>(io, rq);
+      const case_operands c = make_operands(g, t, q, true, r);
+      const outputs o = run_both(OpT::DEPTHWISE_CONV_2D, c.ins, c.out, r.coin(), [&](const ops::kernel_io& io) {
+        with_tags(t, [&]<class In, class F>(In, F) {
+          ops::depthwise_conv_2d::reference<In, F>(io, requant_of(io, t.in != OT::TENSOR_FLOAT32));
+        });
       });
-      compare(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+      check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
     }
   }
 }
@@ -366,20 +295,19 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
       const std::int32_t act = r.uniform(0, 3);
       const quant_choice q = choose_quant(t, depth, units, r);
       const bool quant = t.in != OT::TENSOR_FLOAT32;
-      operand input = tensor_of(t.in, {batch, depth}, quant ? q.in_scale : 0.0f, q.in_zp);
+      tensor input = make_tensor(t.in, {batch, depth}, quant ? q.in_scale : 0.0f, q.in_zp);
       fill(input, r);
-      operand weights, bias;
+      tensor weights, bias;
       make_filter_bias(t, q, {units, depth}, units, 0, r, weights, bias);
-      const std::vector<operand> ins{input, weights, bias, i32(act)};
-      const operand out = tensor_of(t.in, {batch, units}, quant ? q.out_scale : 0.0f, q.out_zp);
+      const std::vector<tensor> ins{input, weights, bias, scalar_i32(act)};
+      const tensor out = decl(t.in, {batch, units}, quant ? q.out_scale : 0.0f, q.out_zp);
       const outputs o = run_both(OpT::FULLY_CONNECTED, ins, out, r.coin(), [&](const ops::kernel_io& io) {
-        const auto rq = quant ? nnhal::ops::kernels::conv::make_requant(io.in[0], io.in[1], io.out[0])
-                              : nnhal::ops::kernels::conv::requant{};
+        const auto rq = requant_of(io, quant);
         if (t.in == OT::TENSOR_FLOAT32) ops::fully_connected::reference<ty::f32>(io, rq);
         else if (t.in == OT::TENSOR_QUANT8_ASYMM) ops::fully_connected::reference<ty::qu8>(io, rq);
         else ops::fully_connected::reference<ty::qs8>(io, rq);
       });
-      compare(t.in, o, ty::str_cat(t.name, " batch ", batch, " depth ", depth, " units ", units, " act ", act, " seed ", seed));
+      check_same(t.in, o, ty::str_cat(t.name, " batch ", batch, " depth ", depth, " units ", units, " act ", act, " seed ", seed));
     }
   }
 }

@@ -9,167 +9,30 @@
 //  - shape inference (validation-time unknowns, zero batches), bad operands rejected with
 //    a message naming the operand, minimum-version rules, and a few end-to-end models.
 // Random cases draw a per-case seed from a fixed seed and print it on failure.
-#include "nnhal/ops/families/conv.hpp"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <functional>
-#include <limits>
-#include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "nnhal/exec/driver.hpp"
-#include "nnhal/ops/registry.hpp"
-#include "nnhal/types/operations.hpp"
+#include "nnhal/ops/conv_2d.hpp"
+#include "nnhal/ops/depthwise_conv_2d.hpp"
+#include "nnhal/ops/fully_connected.hpp"
 #include "nnhal/types/validate.hpp"
 #include "support/model_builder.hpp"
+#include "support/op_runner.hpp"
+#include "support/random_cases.hpp"
+
+using namespace nnhal::test::op;
 
 namespace {
 
-namespace ty = nnhal::types;
-namespace sig = nnhal::types::sig;
 namespace kc = nnhal::ops::kernels::conv;
-using ty::dims_t;
-using OT = ty::OperandType;
-using OpT = ty::OperationType;
-using sig::operand_desc;
-
-constexpr double f32_atol = 9.999999747378752e-06;
-constexpr double f32_rtol = 5.9604644775390625e-07;
-constexpr double f16_tol = 0.0048828125;
-
-std::size_t count_of(const dims_t& d) {
-  std::size_t n = 1;
-  for (auto e : d) n *= e;
-  return n;
-}
-std::string str(const dims_t& d) { return ty::format_dims(d); }
-bool is_q8(OT t) { return t == OT::TENSOR_QUANT8_ASYMM || t == OT::TENSOR_QUANT8_ASYMM_SIGNED; }
-std::int64_t qmin(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 0 : -128; }
-std::int64_t qmax(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 255 : 127; }
-
-// ---------------------------------------------------------------------------------
-// Tensors with their bytes
-// ---------------------------------------------------------------------------------
-
-struct tensor {
-  OT type = OT::TENSOR_FLOAT32;
-  dims_t dims;
-  float scale = 0.0f;
-  std::int32_t zp = 0;
-  std::vector<std::byte> bytes;
-  bool has_value = true;
-  std::shared_ptr<ty::SymmPerChannelQuantParams> channel;  // TENSOR_QUANT8_SYMM_PER_CHANNEL
-
-  std::size_t count() const { return count_of(dims); }
-  template <class S>
-  S get(std::size_t i) const {
-    S s;
-    std::memcpy(&s, bytes.data() + i * sizeof(S), sizeof(S));
-    return s;
-  }
-  template <class S>
-  void set(std::size_t i, S v) {
-    std::memcpy(bytes.data() + i * sizeof(S), &v, sizeof(S));
-  }
-  std::int64_t raw(std::size_t i) const {
-    switch (type) {
-      case OT::TENSOR_QUANT8_ASYMM: return get<std::uint8_t>(i);
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED:
-      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: return get<std::int8_t>(i);
-      case OT::INT32:
-      case OT::TENSOR_INT32: return get<std::int32_t>(i);
-      case OT::BOOL: return get<std::uint8_t>(i);
-      default: return 0;
-    }
-  }
-  /// The scale of element i (per-channel: its channel's).
-  double scale_of(std::size_t i) const {
-    if (!channel) return scale;
-    std::size_t stride = 1;
-    for (std::size_t d = channel->channelDim + 1; d < dims.size(); ++d) stride *= dims[d];
-    return channel->scales[(i / stride) % dims[channel->channelDim]];
-  }
-  double real(std::size_t i) const {
-    switch (type) {
-      case OT::TENSOR_FLOAT32: return get<float>(i);
-      case OT::TENSOR_FLOAT16: return ty::to_float(get<ty::float16>(i));
-      case OT::TENSOR_QUANT8_ASYMM:
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED:
-      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: return (static_cast<double>(raw(i)) - zp) * scale_of(i);
-      default: return static_cast<double>(raw(i));
-    }
-  }
-};
-
-tensor make_tensor(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.bytes.resize(x.count() * ty::type_info(t).element_size);
-  return x;
-}
-tensor decl(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x = make_tensor(t, {}, scale, zp);
-  x.dims = std::move(d);
-  x.bytes.clear();
-  x.has_value = false;
-  return x;
-}
-tensor scalar_i32(std::int32_t v) {
-  tensor x = make_tensor(OT::INT32, {});
-  x.set(0, v);
-  return x;
-}
-tensor scalar_bool(bool v) {
-  tensor x = make_tensor(OT::BOOL, {});
-  x.set(0, static_cast<std::uint8_t>(v));
-  return x;
-}
-tensor i32_tensor(const std::vector<std::int32_t>& v) {
-  tensor x = make_tensor(OT::TENSOR_INT32, {static_cast<std::uint32_t>(v.size())});
-  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
-  return x;
-}
-/// The TENSOR_QUANT8_ASYMM_SIGNED twin of a TENSOR_QUANT8_ASYMM tensor (data and zp - 128).
-tensor to_signed(const tensor& u) {
-  if (u.type != OT::TENSOR_QUANT8_ASYMM) return u;
-  tensor s = u;
-  s.type = OT::TENSOR_QUANT8_ASYMM_SIGNED;
-  s.zp = u.zp - 128;
-  if (u.has_value)
-    for (std::size_t i = 0; i < u.count(); ++i)
-      s.set(i, static_cast<std::int8_t>(static_cast<int>(u.get<std::uint8_t>(i)) - 128));
-  return s;
-}
-
-const std::byte* nonnull_empty() {
-  static const std::byte b[16]{};
-  return b;
-}
-operand_desc desc_of(const tensor& t, bool with_value = true) {
-  operand_desc d;
-  d.type = t.type;
-  d.dims = t.dims;
-  d.scale = t.scale;
-  d.zero_point = t.zp;
-  d.channel_quant = t.channel.get();
-  if (t.has_value && with_value) {
-    d.value = t.bytes.empty() ? nonnull_empty() : t.bytes.data();
-    d.value_size = t.bytes.size();
-  }
-  return d;
-}
 
 // ---------------------------------------------------------------------------------
 // Random data
@@ -200,77 +63,28 @@ void fill(tensor& x, rng& r, std::int32_t int_bound = 1000) {
 }
 
 // ---------------------------------------------------------------------------------
-// Running a kernel directly: infer (executing) + ops::bind + run, output between guards
+// Running a kernel directly (op_runner's run_ok1) and shape inference
 // ---------------------------------------------------------------------------------
 
-struct kernel_result {
-  bool ok = false;
-  std::string error;
-  tensor out;
-  bool guards_intact = true;
-};
-
-constexpr std::byte guard_byte{0xA5};
-
-/// `bind_sees_tensors`: whether bind gets the tensor inputs' values (as for constants);
-/// false exercises the paths that pack or read the filter at execution.
-kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const tensor& out_decl,
-                         bool bind_sees_tensors = true) {
-  kernel_result r;
-  std::vector<operand_desc> in, bind_in;
-  for (const auto& t : ins) {
-    in.push_back(desc_of(t));
-    bind_in.push_back(desc_of(t, bind_sees_tensors || !ty::is_tensor(t.type)));
-  }
-  operand_desc od = desc_of(out_decl, false);
-  std::vector<operand_desc> outs{od};
-  const ty::op_entry* e = ty::find_operation(op);
-  REQUIRE(e != nullptr);
-  REQUIRE((e->infer != nullptr));
-  auto shapes = e->infer(sig::infer_context{op, in, outs, true, nullptr});
-  if (!shapes) {
-    r.error = "infer: " + shapes.err().message;
-    return r;
-  }
-  REQUIRE(shapes->size() == 1);
-  r.out = make_tensor(out_decl.type, (*shapes)[0], out_decl.scale, out_decl.zp);
-  outs[0].dims = r.out.dims;
-  ty::Operation operation;
-  operation.type = op;
-  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
-  operation.outputs.push_back(static_cast<std::uint32_t>(ins.size()));
-  std::vector<operand_desc> bind_out{od};
-  auto k = nnhal::ops::bind(nnhal::ops::bind_context{operation, bind_in, bind_out, false});
-  if (!k) {
-    r.error = "bind: " + k.err().message;
-    return r;
-  }
-  constexpr std::size_t guard = 64;
-  std::vector<std::byte> buf(guard + r.out.bytes.size() + guard, guard_byte);
-  const std::array<std::byte*, 1> out_data{buf.data() + guard};
-  nnhal::exec::serial_context serial;
-  (*k)(nnhal::ops::kernel_io{in, outs, out_data, &serial});
-  for (std::size_t i = 0; i < guard; ++i)
-    if (buf[i] != guard_byte || buf[buf.size() - 1 - i] != guard_byte) r.guards_intact = false;
-  if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_data[0], r.out.bytes.size());
-  r.ok = true;
-  return r;
-}
-
-kernel_result run_ok(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool bind_sees_tensors = true) {
-  kernel_result r = run_kernel(op, ins, out_decl, bind_sees_tensors);
-  REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(r.guards_intact, "the kernel wrote outside its output");
-  return r;
+/// run_ok1 for one output; `constants` false hides the tensor inputs' values from bind,
+/// which exercises the paths that pack or read the filter at execution.
+tensor run_op(OpT op, std::vector<tensor> ins, const tensor& out_decl, bool constants = true) {
+  for (auto& t : ins) t.bind_sees_value = constants || !ty::is_tensor(t.type);
+  return run_ok1(op, ins, out_decl);
 }
 
 /// Shape inference alone; `executing` false is validation (no value for non-constants).
-ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool executing = true,
-                              ty::HalVersion* version = nullptr) {
-  std::vector<operand_desc> in;
-  for (const auto& t : ins) in.push_back(desc_of(t));
-  std::vector<operand_desc> outs{desc_of(out_decl, false)};
-  return ty::find_operation(op)->infer(sig::infer_context{op, in, outs, executing, version});
+ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool executing = true) {
+  return nnhal::test::op::infer(op, ins, {out_decl}, executing);
+}
+
+/// float32 results of two paths agree within float rounding, element by element.
+void require_near(const tensor& got, const tensor& ref) {
+  REQUIRE(got.count() == ref.count());
+  for (std::size_t i = 0; i < ref.count(); ++i) {
+    const double a = got.get<float>(i), b = ref.get<float>(i);
+    REQUIRE(std::abs(a - b) <= 1e-5 + 1e-5 * std::abs(b));
+  }
 }
 
 /// The error message of a rejected inference (REQUIREs that it was rejected).
@@ -285,38 +99,10 @@ std::string infer_error(OpT op, const std::vector<tensor>& ins, const tensor& ou
 // Oracle: the real-number definitions
 // ---------------------------------------------------------------------------------
 
-double activate(double v, int act) {
-  switch (act) {
-    case 1: return std::max(v, 0.0);
-    case 2: return std::clamp(v, -1.0, 1.0);
-    case 3: return std::clamp(v, 0.0, 6.0);
-    default: return v;
-  }
-}
-
 /// Compares `got` with expected reals within the CTS tolerance of its type.
 void check_close(const tensor& got, const std::vector<double>& want, const std::string& what) {
-  REQUIRE(got.count() == want.size());
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    bool ok = true;
-    double g = 0;
-    if (is_q8(got.type)) {
-      const double q = std::clamp<double>(std::round(want[i] / got.scale) + got.zp, qmin(got.type), qmax(got.type));
-      g = static_cast<double>(got.raw(i));
-      ok = std::abs(g - q) <= 1.0;
-      if (!ok && bad < 5) MESSAGE(what, " [", i, "]: got ", g, ", want ", q, " (real ", want[i], ")");
-    } else {
-      g = got.real(i);
-      const double tol = got.type == OT::TENSOR_FLOAT16 ? f16_tol + f16_tol * std::abs(want[i])
-                         : got.type == OT::TENSOR_INT32 ? 0.0
-                                                        : f32_atol + f32_rtol * std::abs(want[i]);
-      ok = std::abs(g - want[i]) <= tol;
-      if (!ok && bad < 5) MESSAGE(what, " [", i, "]: got ", g, ", want ", want[i]);
-    }
-    if (!ok) ++bad;
-  }
-  CHECK_MESSAGE(bad == 0, what, ": ", bad, " of ", want.size(), " elements out of tolerance");
+  const std::string m = compare(got, want);
+  CHECK_MESSAGE(m.empty(), what, ": ", m);
 }
 
 /// A conv-like case: every parameter the four conv ops take.
@@ -472,7 +258,7 @@ std::vector<double> conv_oracle(const conv_case& cc, const tensor& input, const 
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::size_t oc = cc.nchw ? (i / (std::size_t{oh} * ow)) % cc.out_c : i % cc.out_c;
-    out[i] = activate(out[i] + bias[oc], cc.act);
+    out[i] = cases::apply_activation(out[i] + bias[oc], cc.act);
   }
   return out;
 }
@@ -482,7 +268,7 @@ struct conv_types {
   OT input = OT::TENSOR_FLOAT32;
   bool per_channel = false;
   OT filter() const { return per_channel ? OT::TENSOR_QUANT8_SYMM_PER_CHANNEL : input; }
-  OT bias() const { return is_q8(input) ? OT::TENSOR_INT32 : input; }
+  OT bias() const { return is_quant8(input) ? OT::TENSOR_INT32 : input; }
 };
 
 /// Operands of a conv-like case with random data; the output scale is picked from the
@@ -494,17 +280,16 @@ struct conv_operands {
 };
 conv_operands make_conv_operands(const conv_case& cc, const conv_types& t, rng& r) {
   conv_operands o;
-  const bool q = is_q8(t.input);
+  const bool q = is_quant8(t.input);
   tensor input = make_tensor(t.input, cc.input_dims(), q ? static_cast<float>(r.real(0.01, 0.1)) : 0.0f,
                              q ? (t.input == OT::TENSOR_QUANT8_ASYMM ? r.uniform(0, 255) : r.uniform(-128, 127)) : 0);
   fill(input, r);
   const dims_t fd = cc.filter_dims();
   tensor filter = make_tensor(t.filter(), fd);
   if (t.per_channel) {
-    filter.channel = std::make_shared<ty::SymmPerChannelQuantParams>();
-    filter.channel->channelDim = cc.op == OpT::DEPTHWISE_CONV_2D ? 3 : 0;
+    filter.channel_dim = cc.op == OpT::DEPTHWISE_CONV_2D ? 3 : 0;
     for (std::uint32_t c = 0; c < cc.out_c; ++c)
-      filter.channel->scales.push_back(static_cast<float>(r.real(0.005, 0.05)));
+      filter.channel_scales.push_back(static_cast<float>(r.real(0.005, 0.05)));
   } else if (q) {
     filter.scale = static_cast<float>(r.real(0.01, 0.1));
     filter.zp = t.input == OT::TENSOR_QUANT8_ASYMM ? r.uniform(0, 255) : r.uniform(-128, 127);
@@ -516,7 +301,7 @@ conv_operands make_conv_operands(const conv_case& cc, const conv_types& t, rng& 
   std::vector<double> bias_real(cc.out_c);
   for (std::uint32_t c = 0; c < cc.out_c; ++c) {
     if (!q) bias_real[c] = bias.real(c);
-    else if (t.per_channel) bias_real[c] = bias.raw(c) * (double(input.scale) * filter.channel->scales[c]);
+    else if (t.per_channel) bias_real[c] = bias.raw(c) * (double(input.scale) * filter.channel_scales[c]);
     else bias_real[c] = bias.raw(c) * double(bias.scale);
   }
   o.want = conv_oracle(cc, input, filter, bias_real);
@@ -632,15 +417,15 @@ void oracle_sweep(OpT op, int cases_per_type, std::uint32_t seed) {
       const conv_operands o = make_conv_operands(cc, t, r);
       const std::string what = ty::str_cat(type_name(t), " ", cc.describe(), " seed ", case_seed);
       INFO(what);
-      const kernel_result got = run_ok(op, o.ins, o.out, r.coin());
-      REQUIRE_MESSAGE(got.out.dims == cc.output_dims(), "dims ", str(got.out.dims), " want ", str(cc.output_dims()));
-      check_close(got.out, o.want, what);
+      const tensor got = run_op(op, o.ins, o.out, r.coin());
+      REQUIRE_MESSAGE(got.dims == cc.output_dims(), "dims ", str(got.dims), " want ", str(cc.output_dims()));
+      check_close(got, o.want, what);
       if (t.input == OT::TENSOR_QUANT8_ASYMM) {
         std::vector<tensor> signed_ins;
         for (const auto& x : o.ins) signed_ins.push_back(to_signed(x));
-        const kernel_result s = run_ok(op, signed_ins, to_signed(o.out));
+        const tensor s = run_op(op, signed_ins, to_signed(o.out));
         bool same = true;
-        for (std::size_t i = 0; i < got.out.count(); ++i) same = same && s.out.raw(i) == got.out.raw(i) - 128;
+        for (std::size_t i = 0; i < got.count(); ++i) same = same && s.raw(i) == got.raw(i) - 128;
         CHECK_MESSAGE(same, "signed output differs from unsigned - 128: ", what);
       }
     }
@@ -681,20 +466,13 @@ TEST_CASE("CONV_2D float32: the packed xsimd path equals reference() within floa
     const conv_operands o = make_conv_operands(cc, {OT::TENSOR_FLOAT32, false}, r);
     INFO(cc.describe(), " seed ", case_seed);
     const bool constant_filter = r.coin();
-    const kernel_result fast = run_ok(OpT::CONV_2D, o.ins, o.out, constant_filter);
-    check_close(fast.out, o.want, "xsimd vs oracle");
+    const tensor fast = run_op(OpT::CONV_2D, o.ins, o.out, constant_filter);
+    check_close(fast, o.want, "xsimd vs oracle");
     // reference() on the same operands.
-    std::vector<operand_desc> in;
-    for (const auto& t : o.ins) in.push_back(desc_of(t));
-    tensor ref = make_tensor(OT::TENSOR_FLOAT32, fast.out.dims);
-    std::vector<operand_desc> outs{desc_of(ref, false)};
-    const std::array<std::byte*, 1> out_data{ref.bytes.data()};
-    nnhal::exec::serial_context serial;
-    nnhal::ops::conv_2d::reference<ty::f32, ty::f32>(nnhal::ops::kernel_io{in, outs, out_data, &serial}, {});
-    for (std::size_t i = 0; i < ref.count(); ++i) {
-      const double a = fast.out.get<float>(i), b = ref.get<float>(i);
-      REQUIRE(std::abs(a - b) <= 1e-5 + 1e-5 * std::abs(b));
-    }
+    require_near(fast, run_entry1(
+                           OpT::CONV_2D,
+                           [](const nnhal::ops::kernel_io& io) { nnhal::ops::conv_2d::reference<ty::f32, ty::f32>(io, {}); },
+                           o.ins, o.out));
   }
 }
 
@@ -708,17 +486,14 @@ TEST_CASE("DEPTHWISE_CONV_2D float32, multiplier 1: the xsimd channel loop equal
     cc.in_c = cc.out_c = static_cast<std::uint32_t>(r.uniform(1, 19));  // full vectors and tails
     const conv_operands o = make_conv_operands(cc, {OT::TENSOR_FLOAT32, false}, r);
     INFO(cc.describe(), " seed ", case_seed);
-    const kernel_result fast = run_ok(OpT::DEPTHWISE_CONV_2D, o.ins, o.out, r.coin());
-    check_close(fast.out, o.want, "xsimd vs oracle");
-    std::vector<operand_desc> in;
-    for (const auto& t : o.ins) in.push_back(desc_of(t));
-    tensor ref = make_tensor(OT::TENSOR_FLOAT32, fast.out.dims);
-    std::vector<operand_desc> outs{desc_of(ref, false)};
-    const std::array<std::byte*, 1> out_data{ref.bytes.data()};
-    nnhal::exec::serial_context serial;
-    nnhal::ops::depthwise_conv_2d::reference<ty::f32, ty::f32>(nnhal::ops::kernel_io{in, outs, out_data, &serial}, {});
-    for (std::size_t i = 0; i < ref.count(); ++i)
-      REQUIRE(std::abs(fast.out.get<float>(i) - ref.get<float>(i)) <= 1e-5 + 1e-5 * std::abs(ref.get<float>(i)));
+    const tensor fast = run_op(OpT::DEPTHWISE_CONV_2D, o.ins, o.out, r.coin());
+    check_close(fast, o.want, "xsimd vs oracle");
+    require_near(fast, run_entry1(
+                           OpT::DEPTHWISE_CONV_2D,
+                           [](const nnhal::ops::kernel_io& io) {
+                             nnhal::ops::depthwise_conv_2d::reference<ty::f32, ty::f32>(io, {});
+                           },
+                           o.ins, o.out));
   }
 }
 
@@ -729,7 +504,7 @@ TEST_CASE("GROUPED_CONV_2D float32 with one group takes the CONV_2D path") {
   cc.in_c = 7;
   cc.out_c = 11;
   const conv_operands o = make_conv_operands(cc, {OT::TENSOR_FLOAT32, false}, r);
-  check_close(run_ok(OpT::GROUPED_CONV_2D, o.ins, o.out).out, o.want, cc.describe());
+  check_close(run_op(OpT::GROUPED_CONV_2D, o.ins, o.out), o.want, cc.describe());
 }
 
 // ---------------------------------------------------------------------------------
@@ -743,7 +518,7 @@ struct fc_operands {
 };
 
 fc_operands make_fc(OT type, const dims_t& in_dims, std::uint32_t units, std::int32_t act, rng& r) {
-  const bool q = is_q8(type);
+  const bool q = is_quant8(type);
   const std::uint32_t depth = in_dims.back() * (in_dims.size() > 2 ? in_dims[in_dims.size() - 2] : 1);
   const std::uint32_t batch = static_cast<std::uint32_t>(count_of(in_dims) / depth);
   fc_operands o;
@@ -760,7 +535,7 @@ fc_operands make_fc(OT type, const dims_t& in_dims, std::uint32_t units, std::in
     for (std::size_t u = 0; u < units; ++u) {
       double s = q ? bias.raw(u) * double(bias.scale) : bias.real(u);
       for (std::size_t k = 0; k < depth; ++k) s += input.real(b * depth + k) * w.real(u * depth + k);
-      o.want[b * units + u] = activate(s, act);
+      o.want[b * units + u] = cases::apply_activation(s, act);
     }
   float out_scale = 0.0f;
   std::int32_t out_zp = 0;
@@ -790,14 +565,14 @@ TEST_CASE("FULLY_CONNECTED: inputs of rank 2..4 flattened to [batch, input_size]
       const std::string what =
           ty::str_cat(to_string(type), " input ", str(in_dims), " units ", units, " seed ", case_seed);
       INFO(what);
-      const kernel_result got = run_ok(OpT::FULLY_CONNECTED, o.ins, o.out, r.coin());
-      REQUIRE(got.out.dims == o.out.dims);
-      check_close(got.out, o.want, what);
+      const tensor got = run_op(OpT::FULLY_CONNECTED, o.ins, o.out, r.coin());
+      REQUIRE(got.dims == o.out.dims);
+      check_close(got, o.want, what);
       if (type == OT::TENSOR_QUANT8_ASYMM) {
         std::vector<tensor> s_ins;
         for (const auto& x : o.ins) s_ins.push_back(to_signed(x));
-        const kernel_result s = run_ok(OpT::FULLY_CONNECTED, s_ins, to_signed(o.out));
-        for (std::size_t i = 0; i < got.out.count(); ++i) REQUIRE(s.out.raw(i) == got.out.raw(i) - 128);
+        const tensor s = run_op(OpT::FULLY_CONNECTED, s_ins, to_signed(o.out));
+        for (std::size_t i = 0; i < got.count(); ++i) REQUIRE(s.raw(i) == got.raw(i) - 128);
       }
     }
   }
@@ -808,16 +583,11 @@ TEST_CASE("FULLY_CONNECTED float32: xsimd GEMM equals reference() on batch and u
   for (std::uint32_t batch : {1u, 3u, 4u, 5u, 9u})
     for (std::uint32_t units : {1u, 7u, 8u, 9u, 16u, 17u, 33u}) {
       const fc_operands o = make_fc(OT::TENSOR_FLOAT32, {batch, 13}, units, 0, r);
-      const kernel_result fast = run_ok(OpT::FULLY_CONNECTED, o.ins, o.out);
-      std::vector<operand_desc> in;
-      for (const auto& t : o.ins) in.push_back(desc_of(t));
-      tensor ref = make_tensor(OT::TENSOR_FLOAT32, fast.out.dims);
-      std::vector<operand_desc> outs{desc_of(ref, false)};
-      const std::array<std::byte*, 1> out_data{ref.bytes.data()};
-      nnhal::exec::serial_context serial;
-      nnhal::ops::fully_connected::reference<ty::f32>(nnhal::ops::kernel_io{in, outs, out_data, &serial}, {});
-      for (std::size_t i = 0; i < ref.count(); ++i)
-        REQUIRE(std::abs(fast.out.get<float>(i) - ref.get<float>(i)) <= 1e-5 + 1e-5 * std::abs(ref.get<float>(i)));
+      const tensor fast = run_op(OpT::FULLY_CONNECTED, o.ins, o.out);
+      require_near(fast, run_entry1(
+                             OpT::FULLY_CONNECTED,
+                             [](const nnhal::ops::kernel_io& io) { nnhal::ops::fully_connected::reference<ty::f32>(io, {}); },
+                             o.ins, o.out));
     }
 }
 
@@ -877,10 +647,10 @@ TEST_CASE("BATCH_MATMUL: adj_x / adj_y, ranks 2..4, every type") {
       const std::string what =
           ty::str_cat(to_string(type), " x ", str(xd), " y ", str(yd), " adj ", adj_x, ",", adj_y, " seed ", case_seed);
       INFO(what);
-      const kernel_result got =
-          run_ok(OpT::BATCH_MATMUL, {x, y, scalar_bool(adj_x), scalar_bool(adj_y)}, decl(type, od, out_scale, out_zp));
-      REQUIRE(got.out.dims == od);
-      check_close(got.out, want, what);
+      const tensor got =
+          run_op(OpT::BATCH_MATMUL, {x, y, scalar_bool(adj_x), scalar_bool(adj_y)}, decl(type, od, out_scale, out_zp));
+      REQUIRE(got.dims == od);
+      check_close(got, want, what);
     }
   }
 }
@@ -891,9 +661,9 @@ TEST_CASE("BATCH_MATMUL: the spec's example and shape rules") {
   for (int i = 0; i < 6; ++i) x.set(i, float(i + 1));
   for (int i = 0; i < 12; ++i) y.set(i, float(i + 7));
   const auto got =
-      run_ok(OpT::BATCH_MATMUL, {x, y, scalar_bool(false), scalar_bool(false)}, decl(OT::TENSOR_FLOAT32, {}));
+      run_op(OpT::BATCH_MATMUL, {x, y, scalar_bool(false), scalar_bool(false)}, decl(OT::TENSOR_FLOAT32, {}));
   const std::vector<double> want{74, 80, 86, 92, 173, 188, 203, 218};
-  check_close(got.out, want, "spec example");
+  check_close(got, want, "spec example");
   const tensor out = decl(OT::TENSOR_FLOAT32, {});
   CHECK(infer_error(OpT::BATCH_MATMUL,
                     {x, make_tensor(OT::TENSOR_FLOAT32, {3, 4}), scalar_bool(false), scalar_bool(false)}, out)
@@ -940,21 +710,20 @@ TEST_CASE("CONV_2D: AOSP conv_float golden case, explicit and implicit padding, 
   const tensor out = decl(OT::TENSOR_FLOAT32, {});
   // Implicit VALID (7 inputs), explicit zero padding (10 inputs), NCHW (same data: one channel).
   check_close(
-      run_ok(OpT::CONV_2D, {input, filter, bias, scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(0)}, out).out,
+      run_op(OpT::CONV_2D, {input, filter, bias, scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(0)}, out),
       want, "implicit");
-  check_close(run_ok(OpT::CONV_2D,
+  check_close(run_op(OpT::CONV_2D,
                      {input, filter, bias, scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(1),
                       scalar_i32(1), scalar_i32(0)},
-                     out)
-                  .out,
+                     out),
               want, "explicit");
   tensor in_nchw = input;
   in_nchw.dims = {1, 1, 3, 3};
-  const auto nchw = run_ok(
+  const auto nchw = run_op(
       OpT::CONV_2D,
       {in_nchw, filter, bias, scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(0), scalar_bool(true)}, out);
-  CHECK(nchw.out.dims == dims_t{1, 1, 2, 2});
-  check_close(nchw.out, want, "nchw");
+  CHECK(nchw.dims == dims_t{1, 1, 2, 2});
+  check_close(nchw, want, "nchw");
 }
 
 TEST_CASE("CONV_2D quant8: AOSP conv_quant8 golden case (bias scale = input x filter)") {
@@ -968,10 +737,10 @@ TEST_CASE("CONV_2D quant8: AOSP conv_quant8 golden case (bias scale = input x fi
   tensor bias = make_tensor(OT::TENSOR_INT32, {1}, 0.25f);
   bias.set(0, std::int32_t{-4});
   const auto got =
-      run_ok(OpT::CONV_2D, {input, filter, bias, scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(0)},
+      run_op(OpT::CONV_2D, {input, filter, bias, scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(0)},
              decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f, 0));
   // Each 2x2 window covers the centre: acc = 3 * 2 + 1 = 7, + bias -4 = 3, x 0.25 = 0.75 -> 1.
-  for (std::size_t i = 0; i < 4; ++i) CHECK(got.out.raw(i) == 1);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(got.raw(i) == 1);
 }
 
 TEST_CASE("DEPTHWISE_CONV_2D: depth multiplier maps output channel k*m + q to input channel k") {
@@ -980,10 +749,10 @@ TEST_CASE("DEPTHWISE_CONV_2D: depth multiplier maps output channel k*m + q to in
   const tensor filter = f32({1, 1, 1, 4}, {1, 10, 100, 1000});
   const tensor bias = f32({4}, {0, 0, 0, 0});
   const auto got =
-      run_ok(OpT::DEPTHWISE_CONV_2D,
+      run_op(OpT::DEPTHWISE_CONV_2D,
              {input, filter, bias, scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(2), scalar_i32(0)},
              decl(OT::TENSOR_FLOAT32, {}));
-  check_close(got.out, {1, 10, 200, 2000}, "multiplier");
+  check_close(got, {1, 10, 200, 2000}, "multiplier");
 }
 
 TEST_CASE("TRANSPOSE_CONV_2D: implicit SAME honours the requested output shape") {
@@ -992,14 +761,14 @@ TEST_CASE("TRANSPOSE_CONV_2D: implicit SAME honours the requested output shape")
   const tensor input = f32({1, 2, 2, 1}, {1, 2, 3, 4});
   tensor filter = f32({1, 3, 3, 1}, std::vector<float>(9, 1.0f));
   const tensor bias = f32({1}, {0});
-  const auto got = run_ok(OpT::TRANSPOSE_CONV_2D,
+  const auto got = run_op(OpT::TRANSPOSE_CONV_2D,
                           {input, filter, bias, i32_tensor({1, 4, 4, 1}), scalar_i32(1), scalar_i32(2), scalar_i32(2),
                            scalar_i32(0), scalar_bool(false)},
                           decl(OT::TENSOR_FLOAT32, {}));
-  REQUIRE(got.out.dims == dims_t{1, 4, 4, 1});
+  REQUIRE(got.dims == dims_t{1, 4, 4, 1});
   // head pad = ((2-1)*2 + 3 - 4) / 2 = 0: rows 0..2 get input row 0, rows 2..4 input row 1.
   const std::vector<double> want{1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10, 6, 3, 3, 7, 4};
-  check_close(got.out, want, "transpose same");
+  check_close(got, want, "transpose same");
 }
 
 // ---------------------------------------------------------------------------------
@@ -1049,8 +818,8 @@ TEST_CASE("CONV_2D shape inference: SAME / VALID, strides, dilation, NCHW") {
     cc.fh = cc.fw = 2;
     rng r(3);
     conv_operands o = make_conv_operands(cc, t, r);
-    const auto got = run_ok(OpT::CONV_2D, o.ins, o.out);
-    CHECK(got.out.dims == dims_t{0, 3, 3, 3});
+    const auto got = run_op(OpT::CONV_2D, o.ins, o.out);
+    CHECK(got.dims == dims_t{0, 3, 3, 3});
   }
 }
 
@@ -1191,9 +960,8 @@ TEST_CASE("conv quantization rules: per-channel scales, channelDim, bias scale")
                           make_tensor(filter_type, {3, 2, 2, 2}, filter_type == OT::TENSOR_QUANT8_ASYMM ? 0.25f : 0.0f),
                           make_tensor(OT::TENSOR_INT32, {3}, bias_scale)};
     if (filter_type == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-      v[1].channel = std::make_shared<ty::SymmPerChannelQuantParams>();
-      v[1].channel->channelDim = channel_dim;
-      v[1].channel->scales.assign(scales, 0.1f);
+      v[1].channel_dim = channel_dim;
+      v[1].channel_scales.assign(scales, 0.1f);
     }
     for (auto& s : implicit_scalars(1, 1, 1)) v.push_back(s);
     return v;
@@ -1222,7 +990,7 @@ ty::Model conv_model(OT type, float in_scale, float f_scale, float out_scale, co
                      const dims_t& in_dims = {1, 4, 4, 2}, const dims_t& out_dims = {1, 4, 4, 3}) {
   model_builder b;
   auto g = b.main();
-  const bool q = is_q8(type);
+  const bool q = is_quant8(type);
   const auto in = g.input(type, in_dims, in_scale);
   const std::size_t nf = 3 * 2 * 2 * 2;
   std::uint32_t f, bias;
@@ -1279,23 +1047,12 @@ TEST_CASE("CONV_2D through prepare/execute: constant filter packed at bind, NHWC
     const dims_t in_dims = nchw ? dims_t{1, 2, 4, 4} : dims_t{1, 4, 4, 2};
     const ty::Model m =
         conv_model(OT::TENSOR_FLOAT32, 0, 0, 0, {2, 1, 1, 1}, nchw, std::nullopt, in_dims, {1, 3, 3, 3});
-    auto pm = nnhal::exec::prepare(m);
-    REQUIRE_MESSAGE(pm.ok(), pm.err().message);
-    const ty::Request req = nnhal::test::make_request(m);
     // Input all ones: each output = 8 taps x 0.5 + bias 1 = 5 (VALID, RELU).
-    const auto& pool = std::get<ty::Memory>(req.pools[0]);
-    for (std::size_t i = 0; i < count_of(in_dims); ++i) {
-      const float one = 1.0f;
-      std::memcpy(pool.data + req.inputs[0].location.offset + i * 4, &one, 4);
-    }
-    const auto outcome = nnhal::exec::execute(**pm, req);
-    REQUIRE_MESSAGE(outcome.status == ty::ErrorStatus::NONE, outcome.message);
-    CHECK(outcome.outputShapes[0].dimensions == dims_t{1, 3, 3, 3});
-    for (std::size_t i = 0; i < 27; ++i) {
-      float v;
-      std::memcpy(&v, pool.data + req.outputs[0].location.offset + i * 4, 4);
-      CHECK(v == 5.0f);
-    }
+    const tensor ones = values(OT::TENSOR_FLOAT32, in_dims, std::vector<double>(count_of(in_dims), 1.0));
+    const model_result r = run_any_model(m, {ones});
+    REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
+    CHECK(r.outs[0].dims == dims_t{1, 3, 3, 3});
+    for (std::size_t i = 0; i < 27; ++i) CHECK(r.outs[0].get<float>(i) == 5.0f);
   }
 }
 
@@ -1314,17 +1071,11 @@ TEST_CASE("every conv-family operation binds for each type row") {
                       {OpT::FULLY_CONNECTED, OT::TENSOR_QUANT8_ASYMM_SIGNED, OT::TENSOR_QUANT8_ASYMM_SIGNED},
                       {OpT::BATCH_MATMUL, OT::TENSOR_INT32, OT::TENSOR_INT32}};
   for (const auto& r : rows) {
-    ty::Operation op;
-    op.type = r.op;
-    std::vector<operand_desc> in(3), out(1);
-    in[0].type = r.in;
-    in[1].type = r.filter;
-    in[2].type = is_q8(r.in) ? OT::TENSOR_INT32 : r.in;
-    in[0].scale = in[1].scale = out[0].scale = 0.5f;
-    ty::SymmPerChannelQuantParams pc{{0.5f}, 0};
-    if (r.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) in[1].channel_quant = &pc;
-    out[0].type = r.in;
-    CHECK_MESSAGE(nnhal::ops::bind(nnhal::ops::bind_context{op, in, out, false}).ok(), to_string(r.op));
+    INFO(to_string(r.op));
+    std::vector<tensor> in{decl(r.in, {}, 0.5f), decl(r.filter, {}, 0.5f),
+                           decl(is_quant8(r.in) ? OT::TENSOR_INT32 : r.in)};
+    if (r.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) in[1].channel_scales = {0.5f};
+    CHECK(bind_error(r.op, in, {decl(r.in, {}, 0.5f)}) == "");
   }
 }
 

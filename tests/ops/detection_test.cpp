@@ -937,3 +937,77 @@ TEST_CASE("ROI_ALIGN / ROI_POOLING: zero rois, out-of-range batch, rois outside 
   CHECK(!infer(OpT::ROI_POOLING, roi_inputs(OT::TENSOR_QUANT8_ASYMM, rc, false, false),
                {decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 128)}, false));
 }
+
+// ---------------------------------------------------------------------------------------
+// Selection made once per execution (infer_scratch)
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("BOX_WITH_NMS_LIMIT / GENERATE_PROPOSALS: the executing inference hands its selection to the kernel") {
+  namespace sig = nnhal::types::sig;
+  std::mt19937 rng(11);
+  // Inference with a scratch leaves the selection that fixed the output size.
+  const nms_case c = random_nms_case(rng, 12, 3, 2, true);
+  const auto ins = nms_inputs(OT::TENSOR_FLOAT32, c, 0.2, 5, 1, 0.3, 0.5, 0.15);
+  const auto decls = nms_decls(OT::TENSOR_FLOAT32);
+  const nms_out want = nms_oracle(c, 0.2, 5, 1, 0.3, 0.5, 0.15);
+  const auto in = descs_of(ins), out = descs_of(decls);
+  sig::infer_scratch scratch;
+  sig::shapes shapes;
+  const auto* entry = nnhal::types::find_operation(OpT::BOX_WITH_NMS_LIMIT);
+  REQUIRE(entry->infer_into(sig::infer_context{OpT::BOX_WITH_NMS_LIMIT, in, out, true, nullptr, &scratch}, shapes));
+  const auto* p = scratch.get<dd::nms_limit_payload>();
+  REQUIRE(p != nullptr);
+  CHECK(scratch.get<dd::proposals_payload>() == nullptr);
+  REQUIRE(shapes.size() == 4);
+  CHECK(shapes[0] == dims_t{static_cast<std::uint32_t>(want.scores.size())});
+  CHECK(p->selection.selected.size() == want.scores.size());
+  // Validation-time and scratch-less inference store nothing.
+  sig::infer_scratch idle;
+  REQUIRE(entry->infer_into(sig::infer_context{OpT::BOX_WITH_NMS_LIMIT, in, out, false, nullptr, &idle}, shapes));
+  CHECK(idle.get<dd::nms_limit_payload>() == nullptr);
+
+  // Through the executor (inference, then the kernel on its selection) against the oracles,
+  // with unknown output shapes.
+  for (int kernel = 0; kernel <= 2; ++kernel) {
+    const nms_case k = random_nms_case(rng, 10, 4, 1 + kernel, true);
+    const double nms_thr = kernel == 0 ? 0.0001 : 0.15;
+    const nms_out w = nms_oracle(k, 0.2, 6, kernel, 0.3, 0.5, nms_thr);
+    for (OT t : {OT::TENSOR_FLOAT32, OT::TENSOR_QUANT8_ASYMM}) {
+      CAPTURE(kernel);
+      CAPTURE(str(t));
+      const auto r = run_model(single(OpT::BOX_WITH_NMS_LIMIT, nms_inputs(t, k, 0.2, 6, kernel, 0.3, 0.5, nms_thr),
+                                      nms_decls(t), 3));
+      REQUIRE(r.status == nnhal::types::ErrorStatus::NONE);
+      REQUIRE(r.outs[0].dims == dims_t{static_cast<std::uint32_t>(w.scores.size())});
+      CHECK(compare(r.outs[0], w.scores) == "");
+      CHECK(compare(r.outs[1], w.boxes, true) == "");
+      CHECK(compare(r.outs[2], std::vector<double>(w.classes.begin(), w.classes.end())) == "");
+      CHECK(compare(r.outs[3], std::vector<double>(w.batch.begin(), w.batch.end())) == "");
+    }
+  }
+
+  proposal_case pc;
+  pc.batches = 2;
+  pc.h = 3;
+  pc.w = 3;
+  pc.a = 2;
+  const int per = pc.h * pc.w * pc.a;
+  const int n = per * pc.batches;  // distinct scores: 7 is prime to n = 36
+  for (int i = 0; i < n; ++i) pc.scores.push_back(0.05 + 0.9 * double((i * 7) % n) / n);
+  std::uniform_int_distribution<int> dq(-6, 6);
+  for (int i = 0; i < per * pc.batches * 4; ++i) pc.deltas.push_back(0.05 * dq(rng));
+  pc.anchors = {0, 0, 6, 6, 1, 2, 9, 5};
+  pc.info = {14, 12, 13, 15};
+  pc.pre = 9;
+  pc.post = 5;
+  pc.iou = 0.4;
+  pc.min_size = 2.5;
+  const proposal_out pw = proposal_oracle(pc);
+  const auto r = run_model(single(OpT::GENERATE_PROPOSALS, proposal_inputs(OT::TENSOR_FLOAT32, pc, false),
+                                  proposal_decls(OT::TENSOR_FLOAT32), 4));
+  REQUIRE(r.status == nnhal::types::ErrorStatus::NONE);
+  REQUIRE(r.outs[0].dims == dims_t{static_cast<std::uint32_t>(pw.scores.size())});
+  CHECK(compare(r.outs[0], pw.scores) == "");
+  CHECK(compare(r.outs[1], pw.rois) == "");
+  CHECK(compare(r.outs[2], std::vector<double>(pw.batch.begin(), pw.batch.end())) == "");
+}

@@ -21,16 +21,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <limits>
-#include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "nnhal/exec/driver.hpp"
-#include "nnhal/ops/registry.hpp"
 #include "nnhal/ops/relu.hpp"
 #include "nnhal/types/operations.hpp"
 #include "nnhal/types/signatures/abs.hpp"
@@ -51,150 +46,21 @@
 #include "nnhal/types/signatures/sqrt.hpp"
 #include "nnhal/types/signatures/tanh.hpp"
 #include "support/model_builder.hpp"
+#include "support/op_runner.hpp"
+
+using namespace nnhal::test::op;
 
 namespace {
 
-namespace ty = nnhal::types;
-namespace sig = nnhal::types::sig;
 namespace ops = nnhal::ops;
 namespace vu = nnhal::ops::kernels::vunary;
-using ty::dims_t;
-using OT = ty::OperandType;
-using OpT = ty::OperationType;
-using sig::operand_desc;
+using kernel_fn = nnhal::ops::kernel;
 
-// CTS comparison tolerances (/work/shared/cts/README.md).
-constexpr double f32_atol = 9.999999747378752e-06;
-constexpr double f32_rtol = 5.9604644775390625e-07;
-constexpr double f16_tol = 0.0048828125;
+/// The stored number as double, quantization ignored (floats: their value).
+double number(const tensor& t, std::size_t i) { return ty::is_quantized(t.type) ? static_cast<double>(t.raw(i)) : t.real(i); }
 
-std::size_t count_of(const dims_t& d) {
-  std::size_t n = 1;
-  for (auto e : d) n *= e;
-  return n;
-}
-std::string str(OT t) { return std::string(to_string(t)); }
-std::string str(OpT t) { return std::string(to_string(t)); }
-std::int64_t qmin(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 0 : -128; }
-std::int64_t qmax(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 255 : 127; }
-
-// ---------------------------------------------------------------------------------
-// Tensors with their bytes
-// ---------------------------------------------------------------------------------
-
-struct tensor {
-  OT type = OT::TENSOR_FLOAT32;
-  dims_t dims;
-  float scale = 0.0f;
-  std::int32_t zp = 0;
-  std::vector<std::byte> bytes;
-  bool has_value = true;
-  std::shared_ptr<ty::SymmPerChannelQuantParams> channels;  // TENSOR_QUANT8_SYMM_PER_CHANNEL
-
-  std::size_t count() const { return count_of(dims); }
-  template <class S>
-  S get(std::size_t i) const {
-    S s;
-    std::memcpy(&s, bytes.data() + i * sizeof(S), sizeof(S));
-    return s;
-  }
-  template <class S>
-  void set(std::size_t i, S v) {
-    std::memcpy(bytes.data() + i * sizeof(S), &v, sizeof(S));
-  }
-  /// Stored integer value (integer and quantized types).
-  std::int64_t raw(std::size_t i) const {
-    switch (type) {
-      case OT::TENSOR_QUANT8_ASYMM:
-      case OT::TENSOR_BOOL8: return get<std::uint8_t>(i);
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED:
-      case OT::TENSOR_QUANT8_SYMM:
-      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: return get<std::int8_t>(i);
-      case OT::TENSOR_QUANT16_ASYMM: return get<std::uint16_t>(i);
-      case OT::TENSOR_QUANT16_SYMM: return get<std::int16_t>(i);
-      case OT::TENSOR_INT32: return get<std::int32_t>(i);
-      default: return 0;
-    }
-  }
-  /// The stored number as double, quantization ignored (floats: their value).
-  double number(std::size_t i) const {
-    switch (type) {
-      case OT::TENSOR_FLOAT32: return get<float>(i);
-      case OT::TENSOR_FLOAT16: return static_cast<double>(ty::to_float(get<ty::float16>(i)));
-      default: return static_cast<double>(raw(i));
-    }
-  }
-  /// The real number element i stands for.
-  double real(std::size_t i) const {
-    if (!ty::is_quantized(type)) return number(i);
-    return (number(i) - zp) * static_cast<double>(scale);
-  }
-  /// Stores the number v (floats round to the type, integers are stored as given).
-  void put(std::size_t i, double v) {
-    switch (type) {
-      case OT::TENSOR_FLOAT32: set(i, static_cast<float>(v)); break;
-      case OT::TENSOR_FLOAT16: set(i, ty::to_float16(static_cast<float>(v))); break;
-      case OT::TENSOR_QUANT8_ASYMM:
-      case OT::TENSOR_BOOL8: set(i, static_cast<std::uint8_t>(v)); break;
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED:
-      case OT::TENSOR_QUANT8_SYMM:
-      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: set(i, static_cast<std::int8_t>(v)); break;
-      case OT::TENSOR_QUANT16_ASYMM: set(i, static_cast<std::uint16_t>(v)); break;
-      case OT::TENSOR_QUANT16_SYMM: set(i, static_cast<std::int16_t>(v)); break;
-      case OT::TENSOR_INT32: set(i, static_cast<std::int32_t>(v)); break;
-      default: FAIL("put: unexpected type");
-    }
-  }
-};
-
-tensor make_tensor(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.bytes.resize(x.count() * ty::type_info(t).element_size);
-  return x;
-}
-tensor make_tensor(OT t, dims_t d, const std::vector<double>& v, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x = make_tensor(t, std::move(d), scale, zp);
-  REQUIRE(v.size() == x.count());
-  for (std::size_t i = 0; i < v.size(); ++i) x.put(i, v[i]);
-  return x;
-}
 tensor vec(OT t, const std::vector<double>& v, float scale = 0.0f, std::int32_t zp = 0) {
-  return make_tensor(t, {static_cast<std::uint32_t>(v.size())}, v, scale, zp);
-}
-/// An operand known only by type, shape and quantization (no value).
-tensor decl(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.has_value = false;
-  return x;
-}
-tensor scalar_f32(float v) {
-  tensor x = make_tensor(OT::FLOAT32, {});
-  x.set(0, v);
-  return x;
-}
-tensor scalar_f16(float v) {
-  tensor x = make_tensor(OT::FLOAT16, {});
-  x.set(0, ty::to_float16(v));
-  return x;
-}
-/// The TENSOR_QUANT8_ASYMM_SIGNED twin of a TENSOR_QUANT8_ASYMM tensor: data and zero point - 128.
-tensor to_signed(const tensor& u) {
-  REQUIRE(u.type == OT::TENSOR_QUANT8_ASYMM);
-  tensor s = u;
-  s.type = OT::TENSOR_QUANT8_ASYMM_SIGNED;
-  s.zp = u.zp - 128;
-  if (u.has_value)
-    for (std::size_t i = 0; i < u.count(); ++i)
-      s.set(i, static_cast<std::int8_t>(static_cast<int>(u.get<std::uint8_t>(i)) - 128));
-  return s;
+  return values(t, {static_cast<std::uint32_t>(v.size())}, v, scale, zp);
 }
 /// All 256 stored values of a quant8 type, in order.
 tensor all_values(OT t, float scale, std::int32_t zp) {
@@ -210,107 +76,8 @@ std::vector<std::int64_t> raws(const tensor& t) {
 }
 std::vector<double> numbers(const tensor& t) {
   std::vector<double> v(t.count());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.number(i);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = number(t, i);
   return v;
-}
-
-const std::byte* nonnull_empty() {
-  static const std::byte b[16]{};
-  return b;
-}
-operand_desc desc_of(const tensor& t) {
-  operand_desc d;
-  d.type = t.type;
-  d.dims = t.dims;
-  d.scale = t.scale;
-  d.zero_point = t.zp;
-  d.channel_quant = t.channels.get();
-  if (t.has_value) {
-    d.value = t.bytes.empty() ? nonnull_empty() : t.bytes.data();
-    d.value_size = t.bytes.size();
-  }
-  return d;
-}
-
-// ---------------------------------------------------------------------------------
-// Running kernels directly: infer (executing), then a kernel, output between guards
-// ---------------------------------------------------------------------------------
-
-using kernel_fn = std::function<void(const ops::kernel_io&)>;
-
-/// Bytes of `t` copied `misalign` elements past a 64-byte boundary, with guard bytes around.
-struct placed {
-  std::vector<std::byte> buf;
-  std::size_t offset = 0, size = 0;
-  static constexpr std::byte guard{0xA5};
-  placed(std::size_t bytes, std::size_t misalign_bytes) : offset(64 + misalign_bytes), size(bytes) {
-    buf.assign(offset + bytes + 64, guard);
-    // 64-byte alignment of the vector's storage is not guaranteed: align the offset.
-    const auto base = reinterpret_cast<std::uintptr_t>(buf.data());
-    const std::size_t fix = (64 - base % 64) % 64;
-    buf.resize(buf.size() + fix, guard);
-    offset += fix;
-  }
-  std::byte* data() { return buf.data() + offset; }
-  bool guards_intact() const {
-    for (std::size_t i = 0; i < offset; ++i)
-      if (buf[i] != guard) return false;
-    for (std::size_t i = offset + size; i < buf.size(); ++i)
-      if (buf[i] != guard) return false;
-    return true;
-  }
-};
-
-/// Runs `k` on `ins` (input 0 placed `misalign` elements off alignment); the output shape
-/// comes from the operation's shape inference at execution.
-tensor run_with(OpT op, const kernel_fn& k, const std::vector<tensor>& ins, const tensor& out_decl,
-                std::size_t misalign = 0) {
-  std::vector<operand_desc> in;
-  for (const auto& t : ins) in.push_back(desc_of(t));
-  const std::size_t in_elem = ty::type_info(ins[0].type).element_size;
-  placed in0(ins[0].bytes.size(), misalign * in_elem);
-  if (!ins[0].bytes.empty()) std::memcpy(in0.data(), ins[0].bytes.data(), ins[0].bytes.size());
-  in[0].value = in0.data();
-  operand_desc od = desc_of(out_decl);
-  od.value = nullptr;
-  od.value_size = 0;
-  std::vector<operand_desc> outs{od};
-  const ty::op_entry* e = ty::find_operation(op);
-  REQUIRE(e != nullptr);
-  REQUIRE((e->infer != nullptr));
-  auto shapes = e->infer(sig::infer_context{op, in, outs, true, nullptr});
-  REQUIRE_MESSAGE(shapes.ok(), (shapes.ok() ? std::string() : shapes.err().message));
-  tensor out = make_tensor(out_decl.type, (*shapes)[0], out_decl.scale, out_decl.zp);
-  outs[0].dims = out.dims;
-  placed o(out.bytes.size(), misalign * ty::type_info(out.type).element_size);
-  const std::array<std::byte*, 1> out_data{o.data()};
-  nnhal::exec::serial_context serial;
-  k(ops::kernel_io{in, outs, out_data, &serial});
-  CHECK_MESSAGE(o.guards_intact(), str(op) << ": the kernel wrote outside its output");
-  CHECK_MESSAGE(in0.guards_intact(), str(op) << ": the kernel wrote into its input");
-  if (!out.bytes.empty()) std::memcpy(out.bytes.data(), o.data(), out.bytes.size());
-  return out;
-}
-
-/// The kernel ops::bind chooses at prepare for these operands.
-kernel_fn bound(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
-  std::vector<operand_desc> in;
-  for (const auto& t : ins) in.push_back(desc_of(t));
-  operand_desc od = desc_of(out_decl);
-  od.value = nullptr;
-  od.value_size = 0;
-  const std::vector<operand_desc> outs{od};
-  ty::Operation operation;
-  operation.type = op;
-  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
-  operation.outputs.push_back(static_cast<std::uint32_t>(ins.size()));
-  auto k = ops::bind(ops::bind_context{operation, in, outs, false});
-  REQUIRE_MESSAGE(k.ok(), (k.ok() ? std::string() : k.err().message));
-  return *k;
-}
-
-tensor run(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, std::size_t misalign = 0) {
-  return run_with(op, bound(op, ins, out_decl), ins, out_decl, misalign);
 }
 
 // ---------------------------------------------------------------------------------
@@ -409,12 +176,12 @@ TEST_CASE("oracle: float32 and float16 results match the real-number definitions
                                              : static_cast<double>(ins[1].get<float>(0));
         }
         INFO(str(op) << " " << str(t) << " seed=" << seed);
-        const tensor out = run(op, ins, decl(t, {}));
+        const tensor out = run_ok1(op, ins, decl(t, {}));
         REQUIRE(out.dims == x.dims);
         for (std::size_t i = 0; i < x.count(); ++i) {
-          const double e = oracle(op, x.number(i), alpha);
-          if (!close(out.number(i), e, t)) {
-            FAIL_CHECK("element " << i << ": x=" << x.number(i) << " got " << out.number(i) << " want " << e);
+          const double e = oracle(op, number(x, i), alpha);
+          if (!close(number(out, i), e, t)) {
+            FAIL_CHECK("element " << i << ": x=" << number(x, i) << " got " << number(out, i) << " want " << e);
             break;
           }
         }
@@ -425,9 +192,9 @@ TEST_CASE("oracle: float32 and float16 results match the real-number definitions
 
 TEST_CASE("oracle: TENSOR_INT32 ABS and NEG, wrapping at INT32_MIN") {
   const tensor x = vec(OT::TENSOR_INT32, {0, 1, -1, 123456, -123456, 2147483647, -2147483648.0});
-  CHECK(raws(run(OpT::ABS, {x}, decl(OT::TENSOR_INT32, {}))) ==
+  CHECK(raws(run_ok1(OpT::ABS, {x}, decl(OT::TENSOR_INT32, {}))) ==
         std::vector<std::int64_t>{0, 1, 1, 123456, 123456, 2147483647, -2147483648LL});
-  CHECK(raws(run(OpT::NEG, {x}, decl(OT::TENSOR_INT32, {}))) ==
+  CHECK(raws(run_ok1(OpT::NEG, {x}, decl(OT::TENSOR_INT32, {}))) ==
         std::vector<std::int64_t>{0, -1, 1, -123456, 123456, -2147483647, -2147483648LL});
 }
 
@@ -438,8 +205,8 @@ TEST_CASE("golden: special float values follow the AOSP CPU path") {
     INFO(str(op));
     for (OT t : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16}) {
       INFO(str(t));
-      tensor in = make_tensor(t, x.dims, numbers(x));
-      const auto got = numbers(run(op, {in}, decl(t, {})));
+      tensor in = values(t, x.dims, numbers(x));
+      const auto got = numbers(run_ok1(op, {in}, decl(t, {})));
       REQUIRE(got.size() == want.size());
       for (std::size_t i = 0; i < got.size(); ++i) {
         if (std::isnan(want[i]))
@@ -469,14 +236,14 @@ TEST_CASE("golden: ELU uses alpha as given, per execution") {
   const tensor x = vec(OT::TENSOR_FLOAT32, {-2, -0.5, 0, 0.5, 3});
   for (float alpha : {0.0f, 0.5f, 1.0f, 2.5f}) {
     INFO("alpha=" << alpha);
-    const auto got = numbers(run(OpT::ELU, {x, scalar_f32(alpha)}, decl(OT::TENSOR_FLOAT32, {})));
+    const auto got = numbers(run_ok1(OpT::ELU, {x, scalar_f32(alpha)}, decl(OT::TENSOR_FLOAT32, {})));
     for (std::size_t i = 0; i < got.size(); ++i)
-      CHECK(close(got[i], oracle(OpT::ELU, x.number(i), alpha), OT::TENSOR_FLOAT32));
+      CHECK(close(got[i], oracle(OpT::ELU, number(x, i), alpha), OT::TENSOR_FLOAT32));
   }
-  const tensor h = make_tensor(OT::TENSOR_FLOAT16, x.dims, numbers(x));
-  const auto got = numbers(run(OpT::ELU, {h, scalar_f16(0.5f)}, decl(OT::TENSOR_FLOAT16, {})));
+  const tensor h = values(OT::TENSOR_FLOAT16, x.dims, numbers(x));
+  const auto got = numbers(run_ok1(OpT::ELU, {h, scalar_f16(0.5f)}, decl(OT::TENSOR_FLOAT16, {})));
   for (std::size_t i = 0; i < got.size(); ++i)
-    CHECK(close(got[i], oracle(OpT::ELU, x.number(i), 0.5), OT::TENSOR_FLOAT16));
+    CHECK(close(got[i], oracle(OpT::ELU, number(x, i), 0.5), OT::TENSOR_FLOAT16));
 }
 
 // =================================================================================
@@ -546,11 +313,11 @@ TEST_CASE("simd: float32 vectorized paths equal the reference (exact ops) or sta
         const auto seed = seeds();
         std::mt19937 rng(seed);
         INFO(str(c.op) << " n=" << n << " misalign=" << misalign << " seed=" << seed);
-        const tensor x = make_tensor(OT::TENSOR_FLOAT32, {static_cast<std::uint32_t>(n)}, simd_values(rng, n));
+        const tensor x = values(OT::TENSOR_FLOAT32, {static_cast<std::uint32_t>(n)}, simd_values(rng, n));
         std::vector<tensor> ins{x};
         if (c.op == OpT::ELU) ins.push_back(scalar_f32(std::uniform_real_distribution<float>(0.1f, 2.0f)(rng)));
-        const tensor v = run_with(c.op, c.vectorized, ins, decl(OT::TENSOR_FLOAT32, {}), misalign);
-        const tensor r = run_with(c.op, c.reference, ins, decl(OT::TENSOR_FLOAT32, {}), misalign);
+        const tensor v = run_entry1(c.op, c.vectorized, ins, decl(OT::TENSOR_FLOAT32, {}), misalign);
+        const tensor r = run_entry1(c.op, c.reference, ins, decl(OT::TENSOR_FLOAT32, {}), misalign);
         for (std::size_t i = 0; i < n; ++i) {
           const float a = v.get<float>(i), e = r.get<float>(i);
           const bool ok = c.exact ? (std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(e) ||
@@ -569,13 +336,13 @@ TEST_CASE("simd: float32 vectorized paths equal the reference (exact ops) or sta
 TEST_CASE("simd: the bound float32 kernels are the vectorized ones") {
   // ops::bind picks the SIMD path for float32; its results equal vectorized<> exactly.
   std::mt19937 rng(77);
-  const tensor x = make_tensor(OT::TENSOR_FLOAT32, {3, 37}, simd_values(rng, 111));
+  const tensor x = values(OT::TENSOR_FLOAT32, {3, 37}, simd_values(rng, 111));
   for (const auto& c : simd_cases()) {
     INFO(str(c.op));
     std::vector<tensor> ins{x};
     if (c.op == OpT::ELU) ins.push_back(scalar_f32(1.25f));
-    const tensor b = run(c.op, ins, decl(OT::TENSOR_FLOAT32, {}));
-    const tensor v = run_with(c.op, c.vectorized, ins, decl(OT::TENSOR_FLOAT32, {}));
+    const tensor b = run_ok1(c.op, ins, decl(OT::TENSOR_FLOAT32, {}));
+    const tensor v = run_entry1(c.op, c.vectorized, ins, decl(OT::TENSOR_FLOAT32, {}));
     CHECK(b.bytes == v.bytes);
   }
 }
@@ -600,11 +367,11 @@ int exhaustive(OpT op, const kernel_fn& ref_u, const kernel_fn& ref_s, const qua
   INFO(str(op) << " in " << q.in_scale << "/" << q.in_zp << " out " << q.out_scale << "/" << q.out_zp);
   const tensor x = all_values(OT::TENSOR_QUANT8_ASYMM, q.in_scale, q.in_zp);
   const tensor od = decl(OT::TENSOR_QUANT8_ASYMM, {}, q.out_scale, q.out_zp);
-  const tensor table_out = run(op, {x}, od);
-  const tensor ref_out = run_with(op, ref_u, {x}, od);
+  const tensor table_out = run_ok1(op, {x}, od);
+  const tensor ref_out = run_entry1(op, ref_u, {x}, od);
   CHECK(raws(table_out) == raws(ref_out));
-  const tensor s_out = run(op, {to_signed(x)}, to_signed(od));
-  CHECK(raws(run_with(op, ref_s, {to_signed(x)}, to_signed(od))) == raws(s_out));
+  const tensor s_out = run_ok1(op, {to_signed(x)}, to_signed(od));
+  CHECK(raws(run_entry1(op, ref_s, {to_signed(x)}, to_signed(od))) == raws(s_out));
   int max_dev = 0;
   for (std::size_t i = 0; i < 256; ++i) {
     CHECK_MESSAGE(s_out.raw(i) == ref_out.raw(i) - 128, "parity at input " << x.raw(i));
@@ -675,16 +442,16 @@ TEST_CASE("quantized RSQRT (AIDL V3): every input, within 1 of the oracle; 1/sqr
 
 TEST_CASE("golden: quantized activations from the CTS corpus") {
   // rsqrt_quant8: s 0.25 zp 0 [1, 4, 16, 64] = [0.25, 1, 4, 16] -> [2, 1, 0.5, 0.25] -> [8, 4, 2, 1]
-  CHECK(raws(run(OpT::RSQRT, {vec(OT::TENSOR_QUANT8_ASYMM, {1, 4, 16, 64}, 0.25f, 0)},
+  CHECK(raws(run_ok1(OpT::RSQRT, {vec(OT::TENSOR_QUANT8_ASYMM, {1, 4, 16, 64}, 0.25f, 0)},
                  decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.25f, 0))) == std::vector<std::int64_t>{8, 4, 2, 1});
   // out s 0.01 zp 75: [4, 16] -> [0.5, 0.25] -> [125, 100]
-  CHECK(raws(run(OpT::RSQRT, {vec(OT::TENSOR_QUANT8_ASYMM, {16, 64}, 0.25f, 0)},
+  CHECK(raws(run_ok1(OpT::RSQRT, {vec(OT::TENSOR_QUANT8_ASYMM, {16, 64}, 0.25f, 0)},
                  decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.01f, 75))) == std::vector<std::int64_t>{125, 100});
   // LOGISTIC s 0.5 zp 0: [0, 1, 2, 6] -> [0, 0.5, 1, 3] -> [0.5, 0.6225, 0.7311, 0.9526] * 256
-  CHECK(raws(run(OpT::LOGISTIC, {vec(OT::TENSOR_QUANT8_ASYMM, {0, 1, 2, 6}, 0.5f, 0)},
+  CHECK(raws(run_ok1(OpT::LOGISTIC, {vec(OT::TENSOR_QUANT8_ASYMM, {0, 1, 2, 6}, 0.5f, 0)},
                  decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0))) == std::vector<std::int64_t>{128, 159, 187, 244});
   // TANH s 0.5 zp 128, signed twin: [-128, 0, 2, 127] -> [-64, 0, 1, 63.5] -> [-1, 0, 0.7616, 1) * 128
-  CHECK(raws(run(OpT::TANH, {vec(OT::TENSOR_QUANT8_ASYMM_SIGNED, {-128, 0, 2, 127}, 0.5f, 0)},
+  CHECK(raws(run_ok1(OpT::TANH, {vec(OT::TENSOR_QUANT8_ASYMM_SIGNED, {-128, 0, 2, 127}, 0.5f, 0)},
                  decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 128, 0))) ==
         std::vector<std::int64_t>{-128, 0, 97, 127});
 }
@@ -697,11 +464,11 @@ TEST_CASE("quantized RELU / RELU1 / RELU6: every input clamps at the quantized b
       INFO(str(op) << " s=" << s << " zp=" << zp);
       const tensor x = all_values(OT::TENSOR_QUANT8_ASYMM, s, zp);
       const tensor od = decl(OT::TENSOR_QUANT8_ASYMM, {}, s, zp);
-      const tensor u = run(op, {x}, od);
+      const tensor u = run_ok1(op, {x}, od);
       const kernel_fn ref = op == OpT::RELU    ? kernel_fn{ops::relu::reference<ty::qu8>}
                             : op == OpT::RELU1 ? kernel_fn{ops::relu1::reference<ty::qu8>}
                                                : kernel_fn{ops::relu6::reference<ty::qu8>};
-      CHECK(raws(run_with(op, ref, {x}, od)) == raws(u));
+      CHECK(raws(run_entry1(op, ref, {x}, od)) == raws(u));
       for (std::size_t i = 0; i < 256; ++i) {
         // Clamping the stored value: the oracle of the real value, quantized, within 1.
         const std::int64_t want = quantize_oracle(oracle(op, x.real(i)), s, zp, OT::TENSOR_QUANT8_ASYMM);
@@ -733,8 +500,8 @@ TEST_CASE("parity: signed results equal unsigned results - 128") {
     const std::int32_t zp_out = zp_d(rng);
     auto check = [&](OpT op, const tensor& od) {
       INFO(str(op));
-      const tensor u = run(op, {x}, od);
-      const tensor s = run(op, {to_signed(x)}, to_signed(od));
+      const tensor u = run_ok1(op, {x}, od);
+      const tensor s = run_ok1(op, {to_signed(x)}, to_signed(od));
       REQUIRE(u.count() == s.count());
       for (std::size_t i = 0; i < u.count(); ++i) CHECK(s.raw(i) == u.raw(i) - 128);
     };
@@ -747,8 +514,8 @@ TEST_CASE("parity: signed results equal unsigned results - 128") {
     check(OpT::RSQRT, decl(OT::TENSOR_QUANT8_ASYMM, {}, s_out, zp_out));
     // DEQUANTIZE: the same real numbers, so identical floats.
     for (OT ft : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16}) {
-      const tensor u = run(OpT::DEQUANTIZE, {x}, decl(ft, {}));
-      const tensor s = run(OpT::DEQUANTIZE, {to_signed(x)}, decl(ft, {}));
+      const tensor u = run_ok1(OpT::DEQUANTIZE, {x}, decl(ft, {}));
+      const tensor s = run_ok1(OpT::DEQUANTIZE, {to_signed(x)}, decl(ft, {}));
       CHECK(u.bytes == s.bytes);
     }
     // QUANTIZE: float data to (s_out, zp_out) and to (s_out, zp_out - 128).
@@ -757,8 +524,8 @@ TEST_CASE("parity: signed results equal unsigned results - 128") {
       std::uniform_real_distribution<double> val(-200.0 * s_out, 200.0 * s_out);
       for (std::size_t i = 0; i < f.count(); ++i) f.put(i, val(rng));
       const tensor od = decl(OT::TENSOR_QUANT8_ASYMM, {}, s_out, zp_out);
-      const tensor u = run(OpT::QUANTIZE, {f}, od);
-      const tensor s = run(OpT::QUANTIZE, {f}, to_signed(od));
+      const tensor u = run_ok1(OpT::QUANTIZE, {f}, od);
+      const tensor s = run_ok1(OpT::QUANTIZE, {f}, to_signed(od));
       for (std::size_t i = 0; i < u.count(); ++i) CHECK(s.raw(i) == u.raw(i) - 128);
     }
   }
@@ -809,15 +576,15 @@ TEST_CASE("CAST: every pair of FLOAT16 / FLOAT32 / INT32 / QUANT8_ASYMM, quantiz
     for (OT to : cast_types) {
       INFO(str(from) << " -> " << str(to));
       const bool q = to == OT::TENSOR_QUANT8_ASYMM;
-      const tensor out = run(OpT::CAST, {x}, decl(to, {}, q ? 2.0f : 0.0f, q ? 100 : 0));
+      const tensor out = run_ok1(OpT::CAST, {x}, decl(to, {}, q ? 2.0f : 0.0f, q ? 100 : 0));
       REQUIRE(out.dims == x.dims);
       for (std::size_t i = 0; i < x.count(); ++i) {
-        const double want = cast_oracle(x.number(i), to);
-        const double got = out.number(i);
+        const double want = cast_oracle(number(x, i), to);
+        const double got = number(out, i);
         if (std::isnan(want))
           CHECK_MESSAGE(std::isnan(got), "element " << i);
         else
-          CHECK_MESSAGE(got == want, "element " << i << " (" << x.number(i) << "): got " << got << " want " << want);
+          CHECK_MESSAGE(got == want, "element " << i << " (" << number(x, i) << "): got " << got << " want " << want);
       }
     }
   }
@@ -835,7 +602,7 @@ TEST_CASE("CAST: identity casts copy the bytes for every type the 1.3 table allo
     for (auto& b : x.bytes) b = static_cast<std::byte>(byte(rng));
     if (t == OT::TENSOR_FLOAT16 || t == OT::TENSOR_FLOAT32)  // keep NaN payloads out of the comparison
       for (std::size_t i = 0; i < x.count(); ++i) x.put(i, std::uniform_real_distribution<double>(-100, 100)(rng));
-    const tensor out = run(OpT::CAST, {x}, decl(t, {}, q ? 0.5f : 0.0f, 0));
+    const tensor out = run_ok1(OpT::CAST, {x}, decl(t, {}, q ? 0.5f : 0.0f, 0));
     CHECK(out.bytes == x.bytes);
   }
 }
@@ -849,9 +616,9 @@ TEST_CASE("QUANTIZE: round half away from zero in float, clamped, as the AOSP CP
     const tensor in = vec(ft, x);
     std::vector<std::int64_t> want = {11, 9, 12, 8, 13, 255, 0, 255, 255, 0, 10, 9};
     if (ft == OT::TENSOR_FLOAT16) want[5] = 255, want[6] = 0;  // 1e9 -> inf in half
-    CHECK(raws(run(OpT::QUANTIZE, {in}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 10))) == want);
+    CHECK(raws(run_ok1(OpT::QUANTIZE, {in}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 10))) == want);
     for (auto& w : want) w -= 128;
-    CHECK(raws(run(OpT::QUANTIZE, {in}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 0.5f, -118))) == want);
+    CHECK(raws(run_ok1(OpT::QUANTIZE, {in}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 0.5f, -118))) == want);
   }
 }
 
@@ -869,14 +636,14 @@ TEST_CASE("QUANTIZE: random data against the double oracle (within 1) and the fl
     tensor f = make_tensor(ft, random_dims(rng));
     std::uniform_real_distribution<double> val(-300.0 * s, 300.0 * s);
     for (std::size_t i = 0; i < f.count(); ++i) f.put(i, val(rng));
-    const tensor out = run(OpT::QUANTIZE, {f}, decl(qt, {}, s, zp));
+    const tensor out = run_ok1(OpT::QUANTIZE, {f}, decl(qt, {}, s, zp));
     for (std::size_t i = 0; i < f.count(); ++i) {
-      const float xf = static_cast<float>(f.number(i));
+      const float xf = static_cast<float>(number(f, i));
       const float qf = static_cast<float>(zp) + std::round(xf / s);
       const auto exact =
           static_cast<std::int64_t>(std::clamp(qf, static_cast<float>(qmin(qt)), static_cast<float>(qmax(qt))));
       CHECK(out.raw(i) == exact);
-      CHECK(std::abs(out.raw(i) - quantize_oracle(f.number(i), s, zp, qt)) <= 1);
+      CHECK(std::abs(out.raw(i) - quantize_oracle(number(f, i), s, zp, qt)) <= 1);
     }
   }
 }
@@ -898,9 +665,9 @@ TEST_CASE("DEQUANTIZE: per-tensor types to float32 / float16") {
       x.put(i, std::uniform_int_distribution<int>(
                    static_cast<int>(qmin(qt == OT::TENSOR_QUANT8_ASYMM ? qt : OT::TENSOR_QUANT8_ASYMM_SIGNED)),
                    static_cast<int>(qmax(qt == OT::TENSOR_QUANT8_ASYMM ? qt : OT::TENSOR_QUANT8_ASYMM_SIGNED)))(rng));
-    const tensor out = run(OpT::DEQUANTIZE, {x}, decl(ft, {}));
+    const tensor out = run_ok1(OpT::DEQUANTIZE, {x}, decl(ft, {}));
     REQUIRE(out.dims == x.dims);
-    for (std::size_t i = 0; i < x.count(); ++i) CHECK(close(out.number(i), x.real(i), ft));
+    for (std::size_t i = 0; i < x.count(); ++i) CHECK(close(number(out, i), x.real(i), ft));
   }
 }
 
@@ -915,16 +682,15 @@ TEST_CASE("DEQUANTIZE: TENSOR_QUANT8_SYMM_PER_CHANNEL uses the scale of each ele
         std::uniform_int_distribution<std::uint32_t>(0, static_cast<std::uint32_t>(d.size() - 1))(rng);
     INFO(str(ft) << " dims rank " << d.size() << " channelDim " << axis << " seed=" << seed);
     tensor x = make_tensor(OT::TENSOR_QUANT8_SYMM_PER_CHANNEL, d);
-    x.channels = std::make_shared<ty::SymmPerChannelQuantParams>();
-    x.channels->channelDim = axis;
-    for (std::uint32_t c = 0; c < d[axis]; ++c) x.channels->scales.push_back(random_scale(rng, 1e-3, 5.0));
+    x.channel_dim = axis;
+    for (std::uint32_t c = 0; c < d[axis]; ++c) x.channel_scales.push_back(random_scale(rng, 1e-3, 5.0));
     for (std::size_t i = 0; i < x.count(); ++i) x.put(i, std::uniform_int_distribution<int>(-127, 127)(rng));
-    const tensor out = run(OpT::DEQUANTIZE, {x}, decl(ft, {}));
+    const tensor out = run_ok1(OpT::DEQUANTIZE, {x}, decl(ft, {}));
     std::size_t inner = 1;
     for (std::size_t k = axis + 1; k < d.size(); ++k) inner *= d[k];
     for (std::size_t i = 0; i < x.count(); ++i) {
       const std::size_t c = (i / inner) % d[axis];
-      CHECK(close(out.number(i), static_cast<double>(x.channels->scales[c]) * x.number(i), ft));
+      CHECK(close(number(out, i), static_cast<double>(x.channel_scales[c]) * number(x, i), ft));
     }
   }
 }
@@ -937,10 +703,7 @@ namespace {
 
 template <class Sig>
 ty::result<sig::shapes> infer(const std::vector<tensor>& ins, const tensor& out, bool executing) {
-  std::vector<operand_desc> in;
-  for (const auto& t : ins) in.push_back(desc_of(t));
-  const std::vector<operand_desc> outs{desc_of(out)};
-  return Sig::infer(sig::infer_context{Sig::op, in, outs, executing, nullptr});
+  return nnhal::test::op::infer(Sig::op, ins, {out}, executing);
 }
 template <class Sig>
 dims_t infer_ok(const std::vector<tensor>& ins, const tensor& out, bool executing) {
@@ -1047,8 +810,8 @@ TEST_CASE("infer: quantization rules") {
   }
   SUBCASE("DEQUANTIZE per-channel: as many scales as channels") {
     tensor pc = decl(OT::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 3});
-    pc.channels =
-        std::make_shared<ty::SymmPerChannelQuantParams>(ty::SymmPerChannelQuantParams{{0.5f, 0.25f, 1.0f}, 1});
+    pc.channel_scales = {0.5f, 0.25f, 1.0f};
+    pc.channel_dim = 1;
     CHECK(infer_ok<sig::dequantize>({pc}, F({}), true) == dims_t{2, 3});
     pc.dims = {2, 0};
     CHECK(infer_ok<sig::dequantize>({pc}, F({}), false) == dims_t{2, 0});  // channels unknown yet
@@ -1056,68 +819,20 @@ TEST_CASE("infer: quantization rules") {
     CHECK(mentions(infer_error<sig::dequantize>({pc}, F({}), true), "input"));
     pc.dims = {3};
     CHECK(mentions(infer_error<sig::dequantize>({pc}, F({}), true), "channelDim"));
-    pc.channels.reset();
+    // No SymmPerChannelQuantParams at all (descs_of attaches none).
     pc.dims = {2, 3};
-    CHECK(mentions(infer_error<sig::dequantize>({pc}, F({}), true), "input"));
+    const std::vector<operand_desc> bare = descs_of({pc}), f_out = descs_of({F({})});
+    const auto r = sig::dequantize::infer(sig::infer_context{OpT::DEQUANTIZE, bare, f_out, true, nullptr});
+    CHECK(r.status() == ty::ErrorStatus::INVALID_ARGUMENT);
+    CHECK(mentions(r.ok() ? std::string() : r.err().message, "input"));
   }
 }
 
 // =================================================================================
-// 7. End to end: one-operation models through exec::prepare / exec::execute
+// 7. End to end: one-operation models through prepare and execute (run_any_model)
 // =================================================================================
-
-namespace {
 
 using nnhal::test::model_builder;
-
-/// Executes `m` on `inputs` (model input order); returns the single output, or the status.
-struct e2e_result {
-  ty::ErrorStatus status = ty::ErrorStatus::NONE;
-  std::string message;
-  tensor out;
-};
-e2e_result execute(const ty::Model& m, const std::vector<tensor>& inputs, const tensor& out_decl) {
-  e2e_result r;
-  auto pm = nnhal::exec::prepare(m);
-  if (!pm.ok()) {
-    r.status = pm.status();
-    r.message = pm.err().message;
-    return r;
-  }
-  std::size_t total = 0;
-  std::vector<std::uint32_t> offsets;
-  for (const auto& t : inputs) {
-    offsets.push_back(static_cast<std::uint32_t>(total));
-    total = (total + t.bytes.size() + 7) / 8 * 8;
-  }
-  ty::Memory in_pool = ty::Memory::allocate(total + 8);
-  ty::Request req;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    if (!inputs[k].bytes.empty())
-      std::memcpy(in_pool.data + offsets[k], inputs[k].bytes.data(), inputs[k].bytes.size());
-    ty::RequestArgument a;
-    a.location = {0, offsets[k], static_cast<std::uint32_t>(inputs[k].bytes.size())};
-    a.dimensions = inputs[k].dims;
-    req.inputs.push_back(a);
-  }
-  constexpr std::uint32_t capacity = 1u << 14;
-  ty::Memory out_pool = ty::Memory::allocate(capacity);
-  ty::RequestArgument o;
-  o.location = {1, 0, capacity};
-  req.outputs.push_back(o);
-  req.pools = {in_pool, out_pool};
-  const auto outcome = nnhal::exec::execute(**pm, req);
-  r.status = outcome.status;
-  r.message = outcome.message;
-  if (outcome.status == ty::ErrorStatus::NONE) {
-    REQUIRE(outcome.outputShapes.size() == 1);
-    r.out = make_tensor(out_decl.type, outcome.outputShapes[0].dimensions, out_decl.scale, out_decl.zp);
-    if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_pool.data, r.out.bytes.size());
-  }
-  return r;
-}
-
-}  // namespace
 
 TEST_CASE("end to end: unary models prepare and execute, with dynamic output shapes") {
   SUBCASE("LOGISTIC quant8, output shape unknown until execution") {
@@ -1126,11 +841,11 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
     const auto x = g.input(OT::TENSOR_QUANT8_ASYMM, {2, 2}, 0.5f, 0);
     const auto y = g.output(OT::TENSOR_QUANT8_ASYMM, {0, 0}, 1.0f / 256, 0);
     g.op(OpT::LOGISTIC, {x}, {y});
-    const tensor in = make_tensor(OT::TENSOR_QUANT8_ASYMM, {2, 2}, {0, 1, 2, 6}, 0.5f, 0);
-    const auto r = execute(b.build(), {in}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0));
+    const tensor in = values(OT::TENSOR_QUANT8_ASYMM, {2, 2}, {0, 1, 2, 6}, 0.5f, 0);
+    const auto r = run_any_model(b.build(), {in});
     REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-    CHECK(r.out.dims == dims_t{2, 2});
-    CHECK(raws(r.out) == raws(run(OpT::LOGISTIC, {in}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0))));
+    CHECK(r.outs[0].dims == dims_t{2, 2});
+    CHECK(raws(r.outs[0]) == raws(run_ok1(OpT::LOGISTIC, {in}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0))));
   }
   SUBCASE("ELU with a constant alpha, float16") {
     model_builder b;
@@ -1139,11 +854,11 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
     const auto alpha = g.constant(OT::FLOAT16, {}, std::vector<ty::float16>{ty::to_float16(0.5f)});
     const auto y = g.output(OT::TENSOR_FLOAT16, {3});
     g.op(OpT::ELU, {x, alpha}, {y});
-    const auto r = execute(b.build(), {vec(OT::TENSOR_FLOAT16, {-1, 0, 2})}, decl(OT::TENSOR_FLOAT16, {}));
+    const auto r = run_any_model(b.build(), {vec(OT::TENSOR_FLOAT16, {-1, 0, 2})});
     REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-    CHECK(close(r.out.number(0), 0.5 * (std::exp(-1.0) - 1.0), OT::TENSOR_FLOAT16));
-    CHECK(r.out.number(1) == 0);
-    CHECK(r.out.number(2) == 2);
+    CHECK(close(number(r.outs[0], 0), 0.5 * (std::exp(-1.0) - 1.0), OT::TENSOR_FLOAT16));
+    CHECK(number(r.outs[0], 1) == 0);
+    CHECK(number(r.outs[0], 2) == 2);
   }
   SUBCASE("DEQUANTIZE per-channel") {
     model_builder b;
@@ -1152,10 +867,9 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
     g.operand(x).extraParams = ty::SymmPerChannelQuantParams{{0.5f, 2.0f}, 1};
     const auto y = g.output(OT::TENSOR_FLOAT32, {2, 2});
     g.op(OpT::DEQUANTIZE, {x}, {y});
-    const auto r = execute(b.build(), {make_tensor(OT::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 2}, {1, 1, -4, 3})},
-                           decl(OT::TENSOR_FLOAT32, {}));
+    const auto r = run_any_model(b.build(), {values(OT::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 2}, {1, 1, -4, 3})});
     REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-    CHECK(numbers(r.out) == std::vector<double>{0.5, 2, -2, 6});
+    CHECK(numbers(r.outs[0]) == std::vector<double>{0.5, 2, -2, 6});
   }
   SUBCASE("CAST float32 to TENSOR_QUANT8_ASYMM and QUANTIZE float16 to signed") {
     model_builder b;
@@ -1163,20 +877,18 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
     const auto x = g.input(OT::TENSOR_FLOAT32, {4});
     const auto y = g.output(OT::TENSOR_QUANT8_ASYMM, {4}, 0.5f, 7);
     g.op(OpT::CAST, {x}, {y});
-    const auto r = execute(b.build(), {vec(OT::TENSOR_FLOAT32, {-3.5, 2.9, 255.1, 1000})},
-                           decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 7));
+    const auto r = run_any_model(b.build(), {vec(OT::TENSOR_FLOAT32, {-3.5, 2.9, 255.1, 1000})});
     REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-    CHECK(raws(r.out) == std::vector<std::int64_t>{0, 2, 255, 255});
+    CHECK(raws(r.outs[0]) == std::vector<std::int64_t>{0, 2, 255, 255});
 
     model_builder b2;
     auto g2 = b2.main();
     const auto x2 = g2.input(OT::TENSOR_FLOAT16, {3});
     const auto y2 = g2.output(OT::TENSOR_QUANT8_ASYMM_SIGNED, {3}, 0.25f, -3);
     g2.op(OpT::QUANTIZE, {x2}, {y2});
-    const auto r2 = execute(b2.build(), {vec(OT::TENSOR_FLOAT16, {-1, 0.125, 100})},
-                            decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 0.25f, -3));
+    const auto r2 = run_any_model(b2.build(), {vec(OT::TENSOR_FLOAT16, {-1, 0.125, 100})});
     REQUIRE_MESSAGE(r2.status == ty::ErrorStatus::NONE, r2.message);
-    CHECK(raws(r2.out) == std::vector<std::int64_t>{-7, -2, 127});
+    CHECK(raws(r2.outs[0]) == std::vector<std::int64_t>{-7, -2, 127});
   }
   SUBCASE("zero-sized input gives a zero-sized output") {
     for (OpT op : {OpT::RELU1, OpT::RELU6, OpT::LOGISTIC, OpT::TANH, OpT::HARD_SWISH, OpT::DEQUANTIZE, OpT::QUANTIZE}) {
@@ -1185,7 +897,7 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
       const OT in_t = deq ? OT::TENSOR_QUANT8_ASYMM : OT::TENSOR_FLOAT32;
       const OT out_t = q ? OT::TENSOR_QUANT8_ASYMM : OT::TENSOR_FLOAT32;
       const tensor in = make_tensor(in_t, {0, 3}, deq ? 0.5f : 0.0f, 0);
-      const tensor out = run(op, {in}, decl(out_t, {}, q ? 0.5f : 0.0f, 0));
+      const tensor out = run_ok1(op, {in}, decl(out_t, {}, q ? 0.5f : 0.0f, 0));
       CHECK(out.dims == dims_t{0, 3});
     }
   }
@@ -1195,8 +907,7 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
     const auto x = g.input(OT::TENSOR_QUANT8_ASYMM, {4}, 0.5f, 0);
     const auto y = g.output(OT::TENSOR_QUANT8_ASYMM, {4}, 1.0f / 128, 0);
     g.op(OpT::TANH, {x}, {y});  // TANH quant8 output must have zero point 128
-    const auto r = execute(b.build(), {vec(OT::TENSOR_QUANT8_ASYMM, {0, 1, 2, 3}, 0.5f, 0)},
-                           decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 0));
+    const auto r = run_any_model(b.build(), {vec(OT::TENSOR_QUANT8_ASYMM, {0, 1, 2, 3}, 0.5f, 0)});
     CHECK(r.status == ty::ErrorStatus::INVALID_ARGUMENT);
     CHECK(mentions(r.message, "output"));
 
@@ -1205,8 +916,7 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
     const auto x2 = g2.input(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 2});
     const auto y2 = g2.output(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 2});
     g2.op(OpT::FLOOR, {x2}, {y2});
-    const auto r2 = execute(b2.build(), {make_tensor(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 2}, {1.5, -1.5})},
-                            decl(OT::TENSOR_FLOAT32, {}));
+    const auto r2 = run_any_model(b2.build(), {values(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 2}, {1.5, -1.5})});
     CHECK(r2.status == ty::ErrorStatus::INVALID_ARGUMENT);
     CHECK(mentions(r2.message, "input"));
   }

@@ -15,300 +15,38 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <iomanip>
 #include <limits>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "nnhal/exec/driver.hpp"
+#include "nnhal/ops/average_pool_2d.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
-#include "nnhal/ops/registry.hpp"
-#include "nnhal/types/operations.hpp"
+#include "nnhal/ops/l2_pool_2d.hpp"
+#include "nnhal/ops/max_pool_2d.hpp"
+#include "nnhal/ops/softmax.hpp"
 #include "nnhal/types/validate.hpp"
+#include "support/op_runner.hpp"
+
+using namespace nnhal::test::op;
 
 namespace {
 
-namespace ty = nnhal::types;
-namespace sig = nnhal::types::sig;
 namespace fx = nnhal::ops::kernels::pool_norm::fixed;
-using ty::dims_t;
-using OT = ty::OperandType;
-using OpT = ty::OperationType;
-using sig::operand_desc;
 
-// CTS comparison tolerances (/work/shared/cts/README.md).
-constexpr double f32_atol = 9.999999747378752e-06;
-constexpr double f32_rtol = 5.9604644775390625e-07;
-constexpr double f16_tol = 0.0048828125;
-constexpr std::int64_t quant_tol = 1;
-
-std::size_t count_of(const dims_t& d) {
-  std::size_t n = 1;
-  for (auto e : d) n *= e;
-  return n;
-}
-bool is_quant8(OT t) { return t == OT::TENSOR_QUANT8_ASYMM || t == OT::TENSOR_QUANT8_ASYMM_SIGNED; }
-std::int64_t qmin(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 0 : -128; }
-std::int64_t qmax(OT t) { return t == OT::TENSOR_QUANT8_ASYMM ? 255 : 127; }
-
-// ---------------------------------------------------------------------------------
-// Tensors with their bytes
-// ---------------------------------------------------------------------------------
-
-struct tensor {
-  OT type = OT::TENSOR_FLOAT32;
-  dims_t dims;
-  float scale = 0.0f;
-  std::int32_t zp = 0;
-  std::vector<std::byte> bytes;
-  bool has_value = true;
-
-  std::size_t count() const { return count_of(dims); }
-  template <class S>
-  S get(std::size_t i) const {
-    S s;
-    std::memcpy(&s, bytes.data() + i * sizeof(S), sizeof(S));
-    return s;
-  }
-  template <class S>
-  void set(std::size_t i, S v) {
-    std::memcpy(bytes.data() + i * sizeof(S), &v, sizeof(S));
-  }
-  std::int64_t raw(std::size_t i) const {
-    switch (type) {
-      case OT::TENSOR_QUANT8_ASYMM: return get<std::uint8_t>(i);
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED: return get<std::int8_t>(i);
-      case OT::INT32: return get<std::int32_t>(i);
-      default: return 0;
-    }
-  }
-  double real(std::size_t i) const {
-    switch (type) {
-      case OT::TENSOR_FLOAT32: return get<float>(i);
-      case OT::TENSOR_FLOAT16: return static_cast<double>(ty::to_float(get<ty::float16>(i)));
-      case OT::TENSOR_QUANT8_ASYMM:
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED: return (static_cast<double>(raw(i)) - zp) * static_cast<double>(scale);
-      default: return static_cast<double>(raw(i));
-    }
-  }
-  /// Stores a real number (rounded to the type; quantized values are clamped).
-  void put(std::size_t i, double v) {
-    switch (type) {
-      case OT::TENSOR_FLOAT32: set(i, static_cast<float>(v)); break;
-      case OT::TENSOR_FLOAT16: set(i, ty::to_float16(static_cast<float>(v))); break;
-      case OT::TENSOR_QUANT8_ASYMM:
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED: {
-        const auto q = std::clamp<std::int64_t>(std::llround(v / scale) + zp, qmin(type), qmax(type));
-        if (type == OT::TENSOR_QUANT8_ASYMM) set(i, static_cast<std::uint8_t>(q));
-        else set(i, static_cast<std::int8_t>(q));
-        break;
-      }
-      default: FAIL("put: unexpected type");
-    }
-  }
-};
-
-tensor make_tensor(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.bytes.resize(x.count() * ty::type_info(t).element_size);
-  return x;
-}
-tensor decl(OT t, dims_t d = {}, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.has_value = false;
-  return x;
-}
-tensor i32s(std::int32_t v) {
-  tensor x = make_tensor(OT::INT32, {});
-  x.set(0, v);
-  return x;
-}
-tensor f32s(float v) {
-  tensor x = make_tensor(OT::FLOAT32, {});
-  x.set(0, v);
-  return x;
-}
-tensor f16s(float v) {
-  tensor x = make_tensor(OT::FLOAT16, {});
-  x.set(0, ty::to_float16(v));
-  return x;
-}
-/// A float scalar of the kind a tensor of type `t` takes (FLOAT16 for TENSOR_FLOAT16).
-tensor fscalar(OT t, float v) { return t == OT::TENSOR_FLOAT16 ? f16s(v) : f32s(v); }
-tensor bools(bool v) {
-  tensor x = make_tensor(OT::BOOL, {});
-  x.set(0, static_cast<std::uint8_t>(v ? 1 : 0));
-  return x;
-}
-tensor from_reals(OT t, dims_t d, const std::vector<double>& v, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x = make_tensor(t, std::move(d), scale, zp);
-  REQUIRE(v.size() == x.count());
-  for (std::size_t i = 0; i < v.size(); ++i) x.put(i, v[i]);
-  return x;
-}
-tensor to_signed(const tensor& u) {
-  if (u.type != OT::TENSOR_QUANT8_ASYMM) return u;
-  tensor s = u;
-  s.type = OT::TENSOR_QUANT8_ASYMM_SIGNED;
-  s.zp = u.zp - 128;
-  if (u.has_value)
-    for (std::size_t i = 0; i < u.count(); ++i) s.set(i, static_cast<std::int8_t>(static_cast<int>(u.get<std::uint8_t>(i)) - 128));
-  return s;
-}
-
-const std::byte* nonnull_empty() {
-  static const std::byte b[16]{};
-  return b;
-}
-operand_desc desc_of(const tensor& t) {
-  operand_desc d;
-  d.type = t.type;
-  d.dims = t.dims;
-  d.scale = t.scale;
-  d.zero_point = t.zp;
-  if (t.has_value) {
-    d.value = t.bytes.empty() ? nonnull_empty() : t.bytes.data();
-    d.value_size = t.bytes.size();
-  }
-  return d;
-}
-std::vector<operand_desc> descs_of(const std::vector<tensor>& ts) {
-  std::vector<operand_desc> d;
-  for (const auto& t : ts) d.push_back(desc_of(t));
-  return d;
-}
-
-// ---------------------------------------------------------------------------------
-// Calling infer / a kernel directly
-// ---------------------------------------------------------------------------------
-
-ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, const tensor& out, bool executing,
-                              ty::HalVersion* version = nullptr) {
-  const auto in = descs_of(ins);
-  operand_desc od = desc_of(out);
-  od.value = nullptr;
-  od.value_size = 0;
-  const std::vector<operand_desc> outs{od};
-  const ty::op_entry* e = ty::find_operation(op);
-  REQUIRE(e != nullptr);
-  REQUIRE((e->infer != nullptr));
-  return e->infer(sig::infer_context{op, in, outs, executing, version});
+/// Inference of a one-output operation.
+ty::result<sig::shapes> infer1(OpT op, const std::vector<tensor>& ins, const tensor& out, bool executing,
+                               ty::HalVersion* version = nullptr) {
+  return infer(op, ins, {out}, executing, version);
 }
 
 /// The inference error message (empty when inference succeeds).
 std::string infer_error(OpT op, const std::vector<tensor>& ins, const tensor& out, bool executing = true) {
-  auto r = infer(op, ins, out, executing);
+  auto r = infer1(op, ins, out, executing);
   if (r) return {};
   CHECK(r.status() == ty::ErrorStatus::INVALID_ARGUMENT);
   return r.err().message;
-}
-
-struct kernel_result {
-  bool ok = false;
-  std::string error;
-  tensor out;
-  bool guards_intact = true;
-};
-constexpr std::byte guard_byte{0xA5};
-
-kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
-  kernel_result r;
-  const std::vector<operand_desc> in = descs_of(ins);
-  auto shapes = infer(op, ins, out_decl, true);
-  if (!shapes) {
-    r.error = "infer: " + shapes.err().message;
-    return r;
-  }
-  REQUIRE(shapes->size() == 1);
-  r.out = make_tensor(out_decl.type, (*shapes)[0], out_decl.scale, out_decl.zp);
-  operand_desc od = desc_of(r.out);
-  od.value = nullptr;
-  od.value_size = 0;
-  std::vector<operand_desc> outs{od};
-  ty::Operation operation;
-  operation.type = op;
-  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
-  operation.outputs.push_back(static_cast<std::uint32_t>(ins.size()));
-  auto k = nnhal::ops::bind(nnhal::ops::bind_context{operation, in, outs, false});
-  if (!k) {
-    r.error = "bind: " + k.err().message;
-    return r;
-  }
-  constexpr std::size_t guard = 64;
-  std::vector<std::byte> buf(guard + r.out.bytes.size() + guard, guard_byte);
-  const std::array<std::byte*, 1> out_data{buf.data() + guard};
-  nnhal::exec::serial_context serial;
-  (*k)(nnhal::ops::kernel_io{in, outs, out_data, &serial});
-  for (std::size_t i = 0; i < guard; ++i)
-    if (buf[i] != guard_byte || buf[buf.size() - 1 - i] != guard_byte) r.guards_intact = false;
-  if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_data[0], r.out.bytes.size());
-  r.ok = true;
-  return r;
-}
-
-/// Runs `fn` (a kernel entry point) on the inputs, the output shaped by inference.
-template <class Fn>
-tensor run_fn(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, Fn fn) {
-  const std::vector<operand_desc> in = descs_of(ins);
-  auto shapes = infer(op, ins, out_decl, true);
-  REQUIRE_MESSAGE(shapes.ok(), (shapes.ok() ? std::string() : shapes.err().message));
-  tensor out = make_tensor(out_decl.type, (*shapes)[0], out_decl.scale, out_decl.zp);
-  operand_desc od = desc_of(out);
-  od.value = nullptr;
-  od.value_size = 0;
-  std::vector<operand_desc> outs{od};
-  std::vector<std::byte> buf(out.bytes.size() + 64, guard_byte);
-  const std::array<std::byte*, 1> out_data{buf.data()};
-  nnhal::exec::serial_context serial;
-  fn(nnhal::ops::kernel_io{in, outs, out_data, &serial});
-  for (std::size_t i = out.bytes.size(); i < buf.size(); ++i) REQUIRE_MESSAGE(buf[i] == guard_byte, "wrote past the output");
-  if (!out.bytes.empty()) std::memcpy(out.bytes.data(), buf.data(), out.bytes.size());
-  return out;
-}
-
-tensor run_ok(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
-  kernel_result r = run_kernel(op, ins, out_decl);
-  REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(r.guards_intact, "the kernel wrote outside its output");
-  return r.out;
-}
-
-/// "" when `got` matches the expected reals within the CTS tolerance of its type.
-std::string compare(const tensor& got, const std::vector<double>& expected) {
-  if (got.count() != expected.size())
-    return "element count " + std::to_string(got.count()) + ", expected " + std::to_string(expected.size());
-  std::ostringstream os;
-  os << std::setprecision(10);
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const double e = expected[i];
-    if (got.type == OT::TENSOR_FLOAT32 || got.type == OT::TENSOR_FLOAT16) {
-      const double a = got.real(i);
-      const double tol = got.type == OT::TENSOR_FLOAT32 ? f32_atol + f32_rtol * std::abs(e) : f16_tol * (1 + std::abs(e));
-      if (!(std::abs(a - e) <= tol)) {
-        os << "element " << i << ": expected " << e << ", got " << a;
-        return os.str();
-      }
-    } else {
-      const auto want =
-          std::clamp<std::int64_t>(std::llround(e / static_cast<double>(got.scale)) + got.zp, qmin(got.type), qmax(got.type));
-      if (std::abs(got.raw(i) - want) > quant_tol) {
-        os << "element " << i << ": expected q=" << want << " (real " << e << "), got q=" << got.raw(i);
-        return os.str();
-      }
-    }
-  }
-  return {};
 }
 
 std::string describe(const std::vector<tensor>& ins) {
@@ -405,12 +143,12 @@ struct pool_case {
   std::vector<tensor> inputs() const {
     std::vector<tensor> v{input};
     if (implicit) {
-      v.push_back(i32s(scheme));
+      v.push_back(scalar_i32(scheme));
     } else {
-      for (int p : {pad_l, pad_r, pad_t, pad_b}) v.push_back(i32s(p));
+      for (int p : {pad_l, pad_r, pad_t, pad_b}) v.push_back(scalar_i32(p));
     }
-    for (int s : {stride_w, stride_h, filter_w, filter_h, act}) v.push_back(i32s(s));
-    if (layout_input) v.push_back(bools(nchw));
+    for (int s : {stride_w, stride_h, filter_w, filter_h, act}) v.push_back(scalar_i32(s));
+    if (layout_input) v.push_back(scalar_bool(nchw));
     return v;
   }
 };
@@ -594,7 +332,7 @@ TEST_CASE("oracle: AVERAGE/MAX/L2_POOL_2D over random shapes, paddings, strides,
         const pool_case c = gen_pool(kind, type, rng);
         const auto ins = c.inputs();
         INFO(to_string(pool_op(kind)), describe(ins));
-        const tensor got = run_ok(pool_op(kind), ins, decl(type, {}, c.input.scale, c.input.zp));
+        const tensor got = run_ok1(pool_op(kind), ins, decl(type, {}, c.input.scale, c.input.zp));
         std::array<std::size_t, 4> out_ext{};
         const auto expected = expect_pool(c, out_ext);
         CHECK(got.dims == stored_dims(out_ext, c.nchw));
@@ -620,8 +358,8 @@ TEST_CASE("AVERAGE_POOL_2D quantized rounding is (sum + count/2) / count, exactl
       if (t == OT::TENSOR_QUANT8_ASYMM) x.set(i, static_cast<std::uint8_t>(raw_values[i]));
       else x.set(i, static_cast<std::int8_t>(raw_values[i] - 128));
     }
-    std::vector<tensor> ins{x, i32s(0), i32s(0), i32s(0), i32s(0), i32s(1), i32s(1), i32s(2), i32s(1), i32s(0)};
-    return run_ok(OpT::AVERAGE_POOL_2D, ins, decl(t, {}, 1.0f, x.zp));
+    std::vector<tensor> ins{x, scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(1), scalar_i32(1), scalar_i32(2), scalar_i32(1), scalar_i32(0)};
+    return run_ok1(OpT::AVERAGE_POOL_2D, ins, decl(t, {}, 1.0f, x.zp));
   };
   // (1 + 2) / 2 = 1.5 -> 2; (2 + 2) / 2 = 2; (2 + 5) / 2 = 3.5 -> 4 (half up).
   const tensor u = run(OT::TENSOR_QUANT8_ASYMM, {1, 2, 2, 5});
@@ -641,9 +379,9 @@ TEST_CASE("parity: qs8 pooling equals qu8 pooling - 128, bit for bit") {
       const pool_case c = gen_pool(kind, OT::TENSOR_QUANT8_ASYMM, rng);
       auto ins = c.inputs();
       INFO(to_string(pool_op(kind)), describe(ins));
-      const tensor u = run_ok(pool_op(kind), ins, decl(c.type, {}, c.input.scale, c.input.zp));
+      const tensor u = run_ok1(pool_op(kind), ins, decl(c.type, {}, c.input.scale, c.input.zp));
       ins[0] = to_signed(ins[0]);
-      const tensor s = run_ok(pool_op(kind), ins, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, c.input.scale, c.input.zp - 128));
+      const tensor s = run_ok1(pool_op(kind), ins, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, c.input.scale, c.input.zp - 128));
       REQUIRE(u.dims == s.dims);
       for (std::size_t i = 0; i < u.count(); ++i) REQUIRE_MESSAGE(s.raw(i) == u.raw(i) - 128, "element " << i);
     }
@@ -655,48 +393,48 @@ TEST_CASE("infer: pooling output shapes") {
   const tensor out = decl(OT::TENSOR_FLOAT32);
   auto explicit_ins = [&](const tensor& in, std::vector<int> s, bool nchw = false) {
     std::vector<tensor> v{in};
-    for (int k : s) v.push_back(i32s(k));
-    v.push_back(bools(nchw));
+    for (int k : s) v.push_back(scalar_i32(k));
+    v.push_back(scalar_bool(nchw));
     return v;
   };
   for (OpT op : {OpT::AVERAGE_POOL_2D, OpT::MAX_POOL_2D, OpT::L2_POOL_2D}) {
     CAPTURE(to_string(op));
     // Explicit: pads (l, r, t, b) = (1, 1, 0, 1), stride (2, 1), filter (3, 2).
-    auto r = infer(op, explicit_ins(x, {1, 1, 0, 1, 2, 1, 3, 2, 0}), out, true);
+    auto r = infer1(op, explicit_ins(x, {1, 1, 0, 1, 2, 1, 3, 2, 0}), out, true);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{2, 5, 4, 3});  // h: (5 + 1 - 2) / 1 + 1; w: (7 + 2 - 3) / 2 + 1
     // The same in NCHW: input [2, 3, 5, 7].
-    r = infer(op, explicit_ins(decl(OT::TENSOR_FLOAT32, {2, 3, 5, 7}), {1, 1, 0, 1, 2, 1, 3, 2, 0}, true), out, true);
+    r = infer1(op, explicit_ins(decl(OT::TENSOR_FLOAT32, {2, 3, 5, 7}), {1, 1, 0, 1, 2, 1, 3, 2, 0}, true), out, true);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{2, 3, 5, 4});
     // Implicit SAME: ceil(in / stride); VALID: (in - filter) / stride + 1.
-    std::vector<tensor> same{x, i32s(1), i32s(2), i32s(3), i32s(3), i32s(2), i32s(0)};
-    r = infer(op, same, out, true);
+    std::vector<tensor> same{x, scalar_i32(1), scalar_i32(2), scalar_i32(3), scalar_i32(3), scalar_i32(2), scalar_i32(0)};
+    r = infer1(op, same, out, true);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{2, 2, 4, 3});
-    std::vector<tensor> valid{x, i32s(2), i32s(2), i32s(3), i32s(3), i32s(2), i32s(0)};
-    r = infer(op, valid, out, true);
+    std::vector<tensor> valid{x, scalar_i32(2), scalar_i32(2), scalar_i32(3), scalar_i32(3), scalar_i32(2), scalar_i32(0)};
+    r = infer1(op, valid, out, true);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{2, 2, 3, 3});
     // Zero batches (execution): a zero-sized output of the right shape.
-    r = infer(op, explicit_ins(decl(OT::TENSOR_FLOAT32, {0, 5, 7, 3}), {0, 0, 0, 0, 1, 1, 1, 1, 0}), out, true);
+    r = infer1(op, explicit_ins(decl(OT::TENSOR_FLOAT32, {0, 5, 7, 3}), {0, 0, 0, 0, 1, 1, 1, 1, 0}), out, true);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{0, 5, 7, 3});
     // Validation with unknown extents and scalars.
-    r = infer(op, explicit_ins(decl(OT::TENSOR_FLOAT32, {2, 0, 7, 3}), {0, 0, 0, 0, 1, 1, 2, 2, 0}), out, false);
+    r = infer1(op, explicit_ins(decl(OT::TENSOR_FLOAT32, {2, 0, 7, 3}), {0, 0, 0, 0, 1, 1, 2, 2, 0}), out, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{2, 0, 6, 3});
     auto unknown_stride = explicit_ins(x, {0, 0, 0, 0, 1, 1, 2, 2, 0});
     unknown_stride[5] = decl(OT::INT32);
-    r = infer(op, unknown_stride, out, false);
+    r = infer1(op, unknown_stride, out, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{2, 0, 0, 3});
     auto unknown_layout = explicit_ins(x, {0, 0, 0, 0, 1, 1, 2, 2, 0});
     unknown_layout[10] = decl(OT::BOOL);
-    r = infer(op, unknown_layout, out, false);
+    r = infer1(op, unknown_layout, out, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{2, 0, 0, 0});
-    r = infer(op, explicit_ins(decl(OT::TENSOR_FLOAT32), {0, 0, 0, 0, 1, 1, 2, 2, 0}), out, false);
+    r = infer1(op, explicit_ins(decl(OT::TENSOR_FLOAT32), {0, 0, 0, 0, 1, 1, 2, 2, 0}), out, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{0, 0, 0, 0});
   }
@@ -707,7 +445,7 @@ TEST_CASE("infer: pooling rejects invalid arguments, naming the operand") {
   const tensor out = decl(OT::TENSOR_FLOAT32);
   auto ins = [&](std::vector<int> s, const tensor& in) {
     std::vector<tensor> v{in};
-    for (int k : s) v.push_back(i32s(k));
+    for (int k : s) v.push_back(scalar_i32(k));
     return v;
   };
   const tensor& in = x;
@@ -735,20 +473,20 @@ TEST_CASE("infer: pooling rejects invalid arguments, naming the operand") {
 
 TEST_CASE("infer: pooling layout true needs HAL 1.2") {
   const tensor x = decl(OT::TENSOR_FLOAT32, {1, 2, 4, 4});
-  std::vector<tensor> ins{x, i32s(0), i32s(0), i32s(0), i32s(0), i32s(1), i32s(1), i32s(2), i32s(2), i32s(0), bools(true)};
+  std::vector<tensor> ins{x, scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(1), scalar_i32(1), scalar_i32(2), scalar_i32(2), scalar_i32(0), scalar_bool(true)};
   ty::HalVersion v = ty::HalVersion::V1_0;
-  REQUIRE(infer(OpT::AVERAGE_POOL_2D, ins, decl(OT::TENSOR_FLOAT32), false, &v).ok());
+  REQUIRE(infer1(OpT::AVERAGE_POOL_2D, ins, decl(OT::TENSOR_FLOAT32), false, &v).ok());
   CHECK(v == ty::HalVersion::V1_2);
-  ins.back() = bools(false);
+  ins.back() = scalar_bool(false);
   v = ty::HalVersion::V1_0;
-  REQUIRE(infer(OpT::AVERAGE_POOL_2D, ins, decl(OT::TENSOR_FLOAT32), false, &v).ok());
+  REQUIRE(infer1(OpT::AVERAGE_POOL_2D, ins, decl(OT::TENSOR_FLOAT32), false, &v).ok());
   CHECK(v == ty::HalVersion::V1_0);
 }
 
 TEST_CASE("pooling: zero batches produce a zero-sized output without writes") {
   for (OpT op : {OpT::AVERAGE_POOL_2D, OpT::MAX_POOL_2D, OpT::L2_POOL_2D}) {
-    std::vector<tensor> ins{make_tensor(OT::TENSOR_FLOAT32, {0, 3, 3, 2}), i32s(2), i32s(1), i32s(1), i32s(2), i32s(2), i32s(0)};
-    const tensor got = run_ok(op, ins, decl(OT::TENSOR_FLOAT32));
+    std::vector<tensor> ins{make_tensor(OT::TENSOR_FLOAT32, {0, 3, 3, 2}), scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(2), scalar_i32(2), scalar_i32(0)};
+    const tensor got = run_ok1(op, ins, decl(OT::TENSOR_FLOAT32));
     CHECK(got.dims == dims_t{0, 2, 2, 2});
   }
 }
@@ -773,11 +511,11 @@ TEST_CASE("oracle: SOFTMAX over random ranks, axes, betas and quantizations") {
       }
       tensor x = make_tensor(type, d, scale, zp);
       fill_random(x, rng, type == OT::TENSOR_FLOAT16 ? 5.0 : 8.0);
-      std::vector<tensor> ins{x, fscalar(type, beta)};
-      if (axis != -1 || uni(rng, 0, 1)) ins.push_back(i32s(axis));
+      std::vector<tensor> ins{x, scalar_float_for(type, beta)};
+      if (axis != -1 || uni(rng, 0, 1)) ins.push_back(scalar_i32(axis));
       INFO("SOFTMAX", describe(ins));
       const tensor out = decl(type, {}, 1.0f / 256, type == OT::TENSOR_QUANT8_ASYMM_SIGNED ? -128 : 0);
-      const tensor got = run_ok(OpT::SOFTMAX, ins, out);
+      const tensor got = run_ok1(OpT::SOFTMAX, ins, out);
       CHECK(got.dims == d);
       const double b = type == OT::TENSOR_FLOAT16 ? ty::to_float(ty::to_float16(beta)) : beta;
       const std::string diff = compare(got, expect_softmax(x, b, axis, false));
@@ -793,9 +531,9 @@ TEST_CASE("SOFTMAX quantized: long slices, large and small beta * scale") {
       for (std::uint32_t n : {1u, 2u, 17u, 255u, 1000u}) {
         tensor x = make_tensor(type, {2, n}, 0.5f, random_zp(rng, type));
         fill_random(x, rng, 0);
-        std::vector<tensor> ins{x, f32s(beta_scale / 0.5f)};
+        std::vector<tensor> ins{x, scalar_f32(beta_scale / 0.5f)};
         INFO(describe(ins));
-        const tensor got = run_ok(OpT::SOFTMAX, ins, decl(type, {}, 1.0f / 256, type == OT::TENSOR_QUANT8_ASYMM ? 0 : -128));
+        const tensor got = run_ok1(OpT::SOFTMAX, ins, decl(type, {}, 1.0f / 256, type == OT::TENSOR_QUANT8_ASYMM ? 0 : -128));
         const std::string diff = compare(got, expect_softmax(x, beta_scale / 0.5, -1, false));
         CHECK_MESSAGE(diff.empty(), diff);
       }
@@ -810,11 +548,11 @@ TEST_CASE("parity: qs8 SOFTMAX equals qu8 SOFTMAX - 128, bit for bit") {
     const int axis = uni(rng, 0, static_cast<int>(d.size()) - 1);
     tensor x = make_tensor(OT::TENSOR_QUANT8_ASYMM, d, log_uniform(rng, 0.001, 1.0), random_zp(rng, OT::TENSOR_QUANT8_ASYMM));
     fill_random(x, rng, 0);
-    std::vector<tensor> ins{x, f32s(log_uniform(rng, 0.01, 10.0)), i32s(axis)};
+    std::vector<tensor> ins{x, scalar_f32(log_uniform(rng, 0.01, 10.0)), scalar_i32(axis)};
     INFO(describe(ins));
-    const tensor u = run_ok(OpT::SOFTMAX, ins, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0));
+    const tensor u = run_ok1(OpT::SOFTMAX, ins, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0));
     ins[0] = to_signed(ins[0]);
-    const tensor s = run_ok(OpT::SOFTMAX, ins, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 256, -128));
+    const tensor s = run_ok1(OpT::SOFTMAX, ins, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 256, -128));
     for (std::size_t i = 0; i < u.count(); ++i) REQUIRE_MESSAGE(s.raw(i) == u.raw(i) - 128, "element " << i);
   }
 }
@@ -829,9 +567,9 @@ TEST_CASE("oracle: LOG_SOFTMAX over random ranks (up to 5), axes and betas") {
       const float beta = log_uniform(rng, 0.1, 4.0);
       tensor x = make_tensor(type, d);
       fill_random(x, rng, type == OT::TENSOR_FLOAT16 ? 3.0 : 10.0);
-      std::vector<tensor> ins{x, fscalar(type, beta), i32s(axis)};
+      std::vector<tensor> ins{x, scalar_float_for(type, beta), scalar_i32(axis)};
       INFO("LOG_SOFTMAX", describe(ins));
-      const tensor got = run_ok(OpT::LOG_SOFTMAX, ins, decl(type));
+      const tensor got = run_ok1(OpT::LOG_SOFTMAX, ins, decl(type));
       const double b = type == OT::TENSOR_FLOAT16 ? ty::to_float(ty::to_float16(beta)) : beta;
       const std::string diff = compare(got, expect_softmax(x, b, axis, true));
       CHECK_MESSAGE(diff.empty(), diff);
@@ -840,62 +578,62 @@ TEST_CASE("oracle: LOG_SOFTMAX over random ranks (up to 5), axes and betas") {
 }
 
 TEST_CASE("SOFTMAX/LOG_SOFTMAX: extreme inputs stay finite (max subtraction)") {
-  const tensor x = from_reals(OT::TENSOR_FLOAT32, {1, 3}, {1000.0, 999.0, -1000.0});
-  const tensor s = run_ok(OpT::SOFTMAX, {x, f32s(1.0f)}, decl(OT::TENSOR_FLOAT32));
+  const tensor x = reals(OT::TENSOR_FLOAT32, {1, 3}, {1000.0, 999.0, -1000.0});
+  const tensor s = run_ok1(OpT::SOFTMAX, {x, scalar_f32(1.0f)}, decl(OT::TENSOR_FLOAT32));
   CHECK(compare(s, expect_softmax(x, 1.0, -1, false)).empty());
-  const tensor l = run_ok(OpT::LOG_SOFTMAX, {x, f32s(1.0f), i32s(-1)}, decl(OT::TENSOR_FLOAT32));
+  const tensor l = run_ok1(OpT::LOG_SOFTMAX, {x, scalar_f32(1.0f), scalar_i32(-1)}, decl(OT::TENSOR_FLOAT32));
   CHECK(compare(l, expect_softmax(x, 1.0, -1, true)).empty());
-  const tensor h = from_reals(OT::TENSOR_FLOAT16, {4}, {60000.0, 60000.0, -60000.0, 0.0});
-  const tensor sh = run_ok(OpT::SOFTMAX, {h, f16s(1.0f)}, decl(OT::TENSOR_FLOAT16));
+  const tensor h = reals(OT::TENSOR_FLOAT16, {4}, {60000.0, 60000.0, -60000.0, 0.0});
+  const tensor sh = run_ok1(OpT::SOFTMAX, {h, scalar_f16(1.0f)}, decl(OT::TENSOR_FLOAT16));
   CHECK(compare(sh, {0.5, 0.5, 0.0, 0.0}).empty());
 }
 
 TEST_CASE("infer: SOFTMAX and LOG_SOFTMAX") {
   const tensor f = decl(OT::TENSOR_FLOAT32, {2, 3, 4, 5});
-  auto r = infer(OpT::SOFTMAX, {f, f32s(1.0f), i32s(-4)}, decl(OT::TENSOR_FLOAT32), true);
+  auto r = infer1(OpT::SOFTMAX, {f, scalar_f32(1.0f), scalar_i32(-4)}, decl(OT::TENSOR_FLOAT32), true);
   REQUIRE(r.ok());
   CHECK((*r)[0] == f.dims);
-  CHECK(infer_error(OpT::SOFTMAX, {f, f32s(1.0f), i32s(4)}, decl(OT::TENSOR_FLOAT32)) == "axis: 4 outside [-4, 4)");
-  CHECK(infer_error(OpT::SOFTMAX, {f, f32s(1.0f), i32s(-5)}, decl(OT::TENSOR_FLOAT32)).find("axis: -5") != std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {f, f32s(0.0f)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {f, f32s(-1.0f)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {f, f32s(NAN)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT16, {2, 3}), f16s(-2.0f)}, decl(OT::TENSOR_FLOAT16)).find("beta") !=
+  CHECK(infer_error(OpT::SOFTMAX, {f, scalar_f32(1.0f), scalar_i32(4)}, decl(OT::TENSOR_FLOAT32)) == "axis: 4 outside [-4, 4)");
+  CHECK(infer_error(OpT::SOFTMAX, {f, scalar_f32(1.0f), scalar_i32(-5)}, decl(OT::TENSOR_FLOAT32)).find("axis: -5") != std::string::npos);
+  CHECK(infer_error(OpT::SOFTMAX, {f, scalar_f32(0.0f)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
+  CHECK(infer_error(OpT::SOFTMAX, {f, scalar_f32(-1.0f)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
+  CHECK(infer_error(OpT::SOFTMAX, {f, scalar_f32(NAN)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
+  CHECK(infer_error(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT16, {2, 3}), scalar_f16(-2.0f)}, decl(OT::TENSOR_FLOAT16)).find("beta") !=
         std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32, {1, 2, 3, 4, 5}), f32s(1.0f)}, decl(OT::TENSOR_FLOAT32))
+  CHECK(infer_error(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32, {1, 2, 3, 4, 5}), scalar_f32(1.0f)}, decl(OT::TENSOR_FLOAT32))
             .find("input: rank 5") != std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32, {}), f32s(1.0f)}, decl(OT::TENSOR_FLOAT32)).find("input") !=
+  CHECK(infer_error(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32, {}), scalar_f32(1.0f)}, decl(OT::TENSOR_FLOAT32)).find("input") !=
         std::string::npos);
   // Fixed output quantization.
   const tensor q = decl(OT::TENSOR_QUANT8_ASYMM, {2, 3}, 0.1f, 10);
-  CHECK(infer_error(OpT::SOFTMAX, {q, f32s(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 0)).find("output") !=
+  CHECK(infer_error(OpT::SOFTMAX, {q, scalar_f32(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 0)).find("output") !=
         std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {q, f32s(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 1)).find("output") !=
+  CHECK(infer_error(OpT::SOFTMAX, {q, scalar_f32(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 1)).find("output") !=
         std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {q, f32s(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0)).empty());
+  CHECK(infer_error(OpT::SOFTMAX, {q, scalar_f32(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0)).empty());
   const tensor qs = to_signed(q);
-  CHECK(infer_error(OpT::SOFTMAX, {qs, f32s(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 256, 0)).find("output") !=
+  CHECK(infer_error(OpT::SOFTMAX, {qs, scalar_f32(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 256, 0)).find("output") !=
         std::string::npos);
-  CHECK(infer_error(OpT::SOFTMAX, {qs, f32s(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 256, -128)).empty());
+  CHECK(infer_error(OpT::SOFTMAX, {qs, scalar_f32(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 256, -128)).empty());
   // Ranks other than 2 and 4 need HAL 1.2.
   for (std::size_t rank = 1; rank <= 4; ++rank) {
     ty::HalVersion v = ty::HalVersion::V1_0;
-    REQUIRE(infer(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32, dims_t(rank, 2)), f32s(1.0f)}, decl(OT::TENSOR_FLOAT32), false, &v).ok());
+    REQUIRE(infer1(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32, dims_t(rank, 2)), scalar_f32(1.0f)}, decl(OT::TENSOR_FLOAT32), false, &v).ok());
     CHECK(v == ((rank == 2 || rank == 4) ? ty::HalVersion::V1_0 : ty::HalVersion::V1_2));
   }
   // Unknown rank at validation: nothing to check yet.
-  r = infer(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32), f32s(1.0f), i32s(7)}, decl(OT::TENSOR_FLOAT32), false);
+  r = infer1(OpT::SOFTMAX, {decl(OT::TENSOR_FLOAT32), scalar_f32(1.0f), scalar_i32(7)}, decl(OT::TENSOR_FLOAT32), false);
   REQUIRE(r.ok());
   CHECK((*r)[0].empty());
   // Zero-sized input (since 1.2): zero-sized output.
-  const tensor z = run_ok(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {0, 3}), f32s(1.0f)}, decl(OT::TENSOR_FLOAT32));
+  const tensor z = run_ok1(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {0, 3}), scalar_f32(1.0f)}, decl(OT::TENSOR_FLOAT32));
   CHECK(z.dims == dims_t{0, 3});
   // LOG_SOFTMAX: any rank from 1.
-  r = infer(OpT::LOG_SOFTMAX, {decl(OT::TENSOR_FLOAT32, {1, 1, 1, 2, 4}), f32s(1.0f), i32s(4)}, decl(OT::TENSOR_FLOAT32), true);
+  r = infer1(OpT::LOG_SOFTMAX, {decl(OT::TENSOR_FLOAT32, {1, 1, 1, 2, 4}), scalar_f32(1.0f), scalar_i32(4)}, decl(OT::TENSOR_FLOAT32), true);
   REQUIRE(r.ok());
   CHECK((*r)[0] == dims_t{1, 1, 1, 2, 4});
-  CHECK(infer_error(OpT::LOG_SOFTMAX, {f, f32s(1.0f), i32s(9)}, decl(OT::TENSOR_FLOAT32)) == "axis: 9 outside [-4, 4)");
-  CHECK(infer_error(OpT::LOG_SOFTMAX, {f, f32s(0.0f), i32s(0)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
+  CHECK(infer_error(OpT::LOG_SOFTMAX, {f, scalar_f32(1.0f), scalar_i32(9)}, decl(OT::TENSOR_FLOAT32)) == "axis: 9 outside [-4, 4)");
+  CHECK(infer_error(OpT::LOG_SOFTMAX, {f, scalar_f32(0.0f), scalar_i32(0)}, decl(OT::TENSOR_FLOAT32)).find("beta") != std::string::npos);
 }
 
 // =================================================================================
@@ -918,10 +656,10 @@ TEST_CASE("oracle: L2_NORMALIZATION over random ranks, axes and quantizations") 
       tensor x = make_tensor(type, d, scale, zp);
       fill_random(x, rng, type == OT::TENSOR_FLOAT16 ? 5.0 : 50.0);
       std::vector<tensor> ins{x};
-      if (axis != -1 || uni(rng, 0, 1)) ins.push_back(i32s(axis));
+      if (axis != -1 || uni(rng, 0, 1)) ins.push_back(scalar_i32(axis));
       INFO("L2_NORMALIZATION", describe(ins));
       const tensor out = decl(type, {}, 1.0f / 128, type == OT::TENSOR_QUANT8_ASYMM ? 128 : 0);
-      const tensor got = run_ok(OpT::L2_NORMALIZATION, ins, out);
+      const tensor got = run_ok1(OpT::L2_NORMALIZATION, ins, out);
       const std::string diff = compare(got, expect_l2norm(x, axis));
       CHECK_MESSAGE(diff.empty(), diff);
     }
@@ -932,8 +670,8 @@ TEST_CASE("L2_NORMALIZATION: an all-zero slice gives logical zeros; long slices"
   for (OT type : all_types) {
     CAPTURE(to_string(type));
     const std::int32_t zp = type == OT::TENSOR_QUANT8_ASYMM ? 100 : (type == OT::TENSOR_QUANT8_ASYMM_SIGNED ? -28 : 0);
-    const tensor x = from_reals(type, {2, 3}, {0, 0, 0, 3, -4, 0}, is_quant8(type) ? 0.5f : 0.0f, zp);
-    const tensor got = run_ok(OpT::L2_NORMALIZATION, {x}, decl(type, {}, 1.0f / 128, type == OT::TENSOR_QUANT8_ASYMM ? 128 : 0));
+    const tensor x = reals(type, {2, 3}, {0, 0, 0, 3, -4, 0}, is_quant8(type) ? 0.5f : 0.0f, zp);
+    const tensor got = run_ok1(OpT::L2_NORMALIZATION, {x}, decl(type, {}, 1.0f / 128, type == OT::TENSOR_QUANT8_ASYMM ? 128 : 0));
     CHECK(compare(got, {0, 0, 0, 0.6, -0.8, 0}).empty());
     if (is_quant8(type)) CHECK(got.raw(0) == (type == OT::TENSOR_QUANT8_ASYMM ? 128 : 0));
   }
@@ -941,7 +679,7 @@ TEST_CASE("L2_NORMALIZATION: an all-zero slice gives logical zeros; long slices"
   for (OT type : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
     tensor x = make_tensor(type, {3, 5000}, 0.1f, random_zp(rng, type));
     fill_random(x, rng, 0);
-    const tensor got = run_ok(OpT::L2_NORMALIZATION, {x}, decl(type, {}, 1.0f / 128, type == OT::TENSOR_QUANT8_ASYMM ? 128 : 0));
+    const tensor got = run_ok1(OpT::L2_NORMALIZATION, {x}, decl(type, {}, 1.0f / 128, type == OT::TENSOR_QUANT8_ASYMM ? 128 : 0));
     CHECK(compare(got, expect_l2norm(x, -1)).empty());
   }
 }
@@ -953,11 +691,11 @@ TEST_CASE("parity: qs8 L2_NORMALIZATION equals qu8 L2_NORMALIZATION - 128, bit f
     const int axis = uni(rng, 0, static_cast<int>(d.size()) - 1);
     tensor x = make_tensor(OT::TENSOR_QUANT8_ASYMM, d, log_uniform(rng, 0.001, 1.0), random_zp(rng, OT::TENSOR_QUANT8_ASYMM));
     fill_random(x, rng, 0);
-    std::vector<tensor> ins{x, i32s(axis)};
+    std::vector<tensor> ins{x, scalar_i32(axis)};
     INFO(describe(ins));
-    const tensor u = run_ok(OpT::L2_NORMALIZATION, ins, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 128));
+    const tensor u = run_ok1(OpT::L2_NORMALIZATION, ins, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 128));
     ins[0] = to_signed(ins[0]);
-    const tensor s = run_ok(OpT::L2_NORMALIZATION, ins, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 128, 0));
+    const tensor s = run_ok1(OpT::L2_NORMALIZATION, ins, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 128, 0));
     for (std::size_t i = 0; i < u.count(); ++i) REQUIRE_MESSAGE(s.raw(i) == u.raw(i) - 128, "element " << i);
   }
 }
@@ -973,12 +711,12 @@ TEST_CASE("infer: L2_NORMALIZATION") {
             .find("output") != std::string::npos);
   CHECK(infer_error(OpT::L2_NORMALIZATION, {to_signed(q)}, decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, 1.0f / 128, 0)).empty());
   const tensor f = decl(OT::TENSOR_FLOAT32, {2, 3});
-  CHECK(infer_error(OpT::L2_NORMALIZATION, {f, i32s(2)}, decl(OT::TENSOR_FLOAT32)) == "axis: 2 outside [-2, 2)");
+  CHECK(infer_error(OpT::L2_NORMALIZATION, {f, scalar_i32(2)}, decl(OT::TENSOR_FLOAT32)) == "axis: 2 outside [-2, 2)");
   CHECK(infer_error(OpT::L2_NORMALIZATION, {decl(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 1})}, decl(OT::TENSOR_FLOAT32))
             .find("input: rank 5") != std::string::npos);
   for (std::size_t rank = 1; rank <= 4; ++rank) {
     ty::HalVersion v = ty::HalVersion::V1_0;
-    REQUIRE(infer(OpT::L2_NORMALIZATION, {decl(OT::TENSOR_FLOAT32, dims_t(rank, 3))}, decl(OT::TENSOR_FLOAT32), false, &v).ok());
+    REQUIRE(infer1(OpT::L2_NORMALIZATION, {decl(OT::TENSOR_FLOAT32, dims_t(rank, 3))}, decl(OT::TENSOR_FLOAT32), false, &v).ok());
     CHECK(v == (rank == 4 ? ty::HalVersion::V1_0 : ty::HalVersion::V1_2));
   }
 }
@@ -996,10 +734,10 @@ TEST_CASE("oracle: LOCAL_RESPONSE_NORMALIZATION over random ranks, axes, radii a
       const float beta = static_cast<float>(unif(rng, 0.1, 1.0));
       tensor x = make_tensor(type, d);
       fill_random(x, rng, 3.0);
-      std::vector<tensor> ins{x, i32s(radius), fscalar(type, bias), fscalar(type, alpha), fscalar(type, beta)};
-      if (axis != -1 || uni(rng, 0, 1)) ins.push_back(i32s(axis));
+      std::vector<tensor> ins{x, scalar_i32(radius), scalar_float_for(type, bias), scalar_float_for(type, alpha), scalar_float_for(type, beta)};
+      if (axis != -1 || uni(rng, 0, 1)) ins.push_back(scalar_i32(axis));
       INFO("LRN", describe(ins));
-      const tensor got = run_ok(OpT::LOCAL_RESPONSE_NORMALIZATION, ins, decl(type));
+      const tensor got = run_ok1(OpT::LOCAL_RESPONSE_NORMALIZATION, ins, decl(type));
       auto as_type = [&](float v) { return type == OT::TENSOR_FLOAT16 ? double(ty::to_float(ty::to_float16(v))) : double(v); };
       const std::string diff = compare(got, expect_lrn(x, radius, as_type(bias), as_type(alpha), as_type(beta), axis));
       CHECK_MESSAGE(diff.empty(), diff);
@@ -1008,14 +746,14 @@ TEST_CASE("oracle: LOCAL_RESPONSE_NORMALIZATION over random ranks, axes, radii a
 }
 
 TEST_CASE("LOCAL_RESPONSE_NORMALIZATION: the CTS example with bias 0 and a radius beyond the depth") {
-  const tensor x = from_reals(OT::TENSOR_FLOAT32, {1, 1, 1, 6}, {-1.1, .6, .7, 1.2, -.7, .1});
-  const tensor got = run_ok(OpT::LOCAL_RESPONSE_NORMALIZATION, {x, i32s(20), f32s(0.0f), f32s(1.0f), f32s(0.5f)},
+  const tensor x = reals(OT::TENSOR_FLOAT32, {1, 1, 1, 6}, {-1.1, .6, .7, 1.2, -.7, .1});
+  const tensor got = run_ok1(OpT::LOCAL_RESPONSE_NORMALIZATION, {x, scalar_i32(20), scalar_f32(0.0f), scalar_f32(1.0f), scalar_f32(0.5f)},
                             decl(OT::TENSOR_FLOAT32));
   CHECK(compare(got, {-.55, .3, .35, .6, -.35, .05}).empty());
-  CHECK(infer_error(OpT::LOCAL_RESPONSE_NORMALIZATION, {x, i32s(1), f32s(1), f32s(1), f32s(1), i32s(4)},
+  CHECK(infer_error(OpT::LOCAL_RESPONSE_NORMALIZATION, {x, scalar_i32(1), scalar_f32(1), scalar_f32(1), scalar_f32(1), scalar_i32(4)},
                     decl(OT::TENSOR_FLOAT32)) == "axis: 4 outside [-4, 4)");
   ty::HalVersion v = ty::HalVersion::V1_0;
-  REQUIRE(infer(OpT::LOCAL_RESPONSE_NORMALIZATION, {decl(OT::TENSOR_FLOAT32, {2, 6}), i32s(1), f32s(1), f32s(1), f32s(1)},
+  REQUIRE(infer1(OpT::LOCAL_RESPONSE_NORMALIZATION, {decl(OT::TENSOR_FLOAT32, {2, 6}), scalar_i32(1), scalar_f32(1), scalar_f32(1), scalar_f32(1)},
                 decl(OT::TENSOR_FLOAT32), false, &v)
               .ok());
   CHECK(v == ty::HalVersion::V1_2);
@@ -1033,9 +771,9 @@ TEST_CASE("oracle: INSTANCE_NORMALIZATION, NHWC and NCHW") {
       const float eps = log_uniform(rng, 1e-4, 1e-1);
       tensor x = make_tensor(type, stored_dims(e, nchw));
       fill_random(x, rng, 5.0);
-      std::vector<tensor> ins{x, fscalar(type, gamma), fscalar(type, beta), fscalar(type, eps), bools(nchw)};
+      std::vector<tensor> ins{x, scalar_float_for(type, gamma), scalar_float_for(type, beta), scalar_float_for(type, eps), scalar_bool(nchw)};
       INFO("INSTANCE_NORMALIZATION", describe(ins));
-      const tensor got = run_ok(OpT::INSTANCE_NORMALIZATION, ins, decl(type));
+      const tensor got = run_ok1(OpT::INSTANCE_NORMALIZATION, ins, decl(type));
       auto as_type = [&](float v) { return type == OT::TENSOR_FLOAT16 ? double(ty::to_float(ty::to_float16(v))) : double(v); };
       std::vector<double> expected(x.count());
       for (std::size_t n = 0; n < e[0]; ++n)
@@ -1057,7 +795,7 @@ TEST_CASE("oracle: INSTANCE_NORMALIZATION, NHWC and NCHW") {
     }
   }
   CHECK(infer_error(OpT::INSTANCE_NORMALIZATION,
-                    {decl(OT::TENSOR_FLOAT32, {2, 3, 4}), f32s(1), f32s(0), f32s(1e-3f), bools(false)},
+                    {decl(OT::TENSOR_FLOAT32, {2, 3, 4}), scalar_f32(1), scalar_f32(0), scalar_f32(1e-3f), scalar_bool(false)},
                     decl(OT::TENSOR_FLOAT32))
             .find("input: rank 3") != std::string::npos);
 }
@@ -1088,16 +826,16 @@ TEST_CASE("vectorized: float32 NHWC pooling and last-axis SOFTMAX match the refe
       tensor ref, vec;
       switch (kind) {
         case pool_kind::average:
-          ref = run_fn(OpT::AVERAGE_POOL_2D, ins, out, nnhal::ops::average_pool_2d::reference<ty::f32>);
-          vec = run_fn(OpT::AVERAGE_POOL_2D, ins, out, nnhal::ops::average_pool_2d::vectorized<arch>);
+          ref = run_entry1(OpT::AVERAGE_POOL_2D, nnhal::ops::average_pool_2d::reference<ty::f32>, ins, out);
+          vec = run_entry1(OpT::AVERAGE_POOL_2D, nnhal::ops::average_pool_2d::vectorized<arch>, ins, out);
           break;
         case pool_kind::max:
-          ref = run_fn(OpT::MAX_POOL_2D, ins, out, nnhal::ops::max_pool_2d::reference<ty::f32>);
-          vec = run_fn(OpT::MAX_POOL_2D, ins, out, nnhal::ops::max_pool_2d::vectorized<arch>);
+          ref = run_entry1(OpT::MAX_POOL_2D, nnhal::ops::max_pool_2d::reference<ty::f32>, ins, out);
+          vec = run_entry1(OpT::MAX_POOL_2D, nnhal::ops::max_pool_2d::vectorized<arch>, ins, out);
           break;
         case pool_kind::l2:
-          ref = run_fn(OpT::L2_POOL_2D, ins, out, nnhal::ops::l2_pool_2d::reference<ty::f32>);
-          vec = run_fn(OpT::L2_POOL_2D, ins, out, nnhal::ops::l2_pool_2d::vectorized<arch>);
+          ref = run_entry1(OpT::L2_POOL_2D, nnhal::ops::l2_pool_2d::reference<ty::f32>, ins, out);
+          vec = run_entry1(OpT::L2_POOL_2D, nnhal::ops::l2_pool_2d::vectorized<arch>, ins, out);
           break;
       }
       REQUIRE(ref.dims == vec.dims);
@@ -1115,11 +853,12 @@ TEST_CASE("vectorized: float32 NHWC pooling and last-axis SOFTMAX match the refe
   for (int n : sizes) {
     tensor x = make_tensor(OT::TENSOR_FLOAT32, {3, static_cast<std::uint32_t>(n)});
     fill_random(x, rng, 20.0);
-    const std::vector<tensor> ins{x, f32s(log_uniform(rng, 0.1, 3.0))};
+    const std::vector<tensor> ins{x, scalar_f32(log_uniform(rng, 0.1, 3.0))};
     INFO("SOFTMAX", describe(ins));
-    const tensor ref = run_fn(OpT::SOFTMAX, ins, decl(OT::TENSOR_FLOAT32),
-                              [](const nnhal::ops::kernel_io& io) { nnhal::ops::softmax::reference<ty::f32>(io); });
-    const tensor vec = run_fn(OpT::SOFTMAX, ins, decl(OT::TENSOR_FLOAT32), nnhal::ops::softmax::vectorized<arch>);
+    const tensor ref = run_entry1(
+        OpT::SOFTMAX, [](const nnhal::ops::kernel_io& io) { nnhal::ops::softmax::reference<ty::f32>(io); }, ins,
+        decl(OT::TENSOR_FLOAT32));
+    const tensor vec = run_entry1(OpT::SOFTMAX, nnhal::ops::softmax::vectorized<arch>, ins, decl(OT::TENSOR_FLOAT32));
     std::vector<double> expected(ref.count());
     for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
     const std::string diff = compare(vec, expected);
@@ -1161,103 +900,10 @@ TEST_CASE("fixed point: exp, reciprocal and inverse square root") {
 
 namespace {
 
-struct one_op_model {
-  ty::Model model;
-  std::vector<tensor> inputs;
-  tensor output_decl;
-
-  std::uint32_t operand(const tensor& t, ty::OperandLifeTime lt) {
-    ty::Operand o;
-    o.type = t.type;
-    o.dimensions = t.dims;
-    o.scale = t.scale;
-    o.zeroPoint = t.zp;
-    o.lifetime = lt;
-    model.main.operands.push_back(o);
-    return static_cast<std::uint32_t>(model.main.operands.size() - 1);
-  }
-};
-
-/// Tensors become model inputs, scalars constants; the output is declared `out_decl`.
-one_op_model single(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
-  one_op_model m;
-  std::vector<std::uint32_t> idx;
-  for (const auto& t : ins) {
-    if (ty::is_tensor(t.type)) {
-      const auto i = m.operand(t, ty::OperandLifeTime::SUBGRAPH_INPUT);
-      m.model.main.inputIndexes.push_back(i);
-      m.inputs.push_back(t);
-      idx.push_back(i);
-    } else {
-      auto& v = m.model.operandValues;
-      while (v.size() % 8) v.push_back(0);
-      const auto i = m.operand(t, ty::OperandLifeTime::CONSTANT_COPY);
-      m.model.main.operands[i].location = {0, static_cast<std::uint32_t>(v.size()), static_cast<std::uint32_t>(t.bytes.size())};
-      for (auto b : t.bytes) v.push_back(static_cast<std::uint8_t>(b));
-      idx.push_back(i);
-    }
-  }
-  const auto out = m.operand(out_decl, ty::OperandLifeTime::SUBGRAPH_OUTPUT);
-  m.model.main.outputIndexes.push_back(out);
-  m.output_decl = out_decl;
-  for (auto i : idx) ++m.model.main.operands[i].numberOfConsumers;
-  m.model.main.operations.push_back(ty::Operation{op, idx, {out}});
-  return m;
-}
-
-struct model_result {
-  ty::ErrorStatus status = ty::ErrorStatus::NONE;
-  std::string message;
-  tensor out;
-};
-
-model_result run_model(const one_op_model& m) {
-  model_result r;
-  auto pm = nnhal::exec::prepare(m.model);
-  if (!pm) {
-    r.status = pm.status();
-    r.message = pm.err().message;
-    return r;
-  }
-  std::size_t total = 0;
-  std::vector<std::uint32_t> offsets;
-  for (const auto& t : m.inputs) {
-    total = (total + 7) / 8 * 8;
-    offsets.push_back(static_cast<std::uint32_t>(total));
-    total += t.bytes.size();
-  }
-  ty::Memory in_pool = ty::Memory::allocate(total + 8);
-  ty::Request req;
-  for (std::size_t k = 0; k < m.inputs.size(); ++k) {
-    const auto& t = m.inputs[k];
-    if (!t.bytes.empty()) std::memcpy(in_pool.data + offsets[k], t.bytes.data(), t.bytes.size());
-    ty::RequestArgument a;
-    a.location = {0, offsets[k], static_cast<std::uint32_t>(t.bytes.size())};
-    const auto& declared = m.model.main.operands[m.model.main.inputIndexes[k]].dimensions;
-    if (declared != t.dims) a.dimensions = t.dims;  // extents the model left unknown
-    req.inputs.push_back(a);
-  }
-  constexpr std::uint32_t capacity = 1u << 14;
-  ty::Memory out_pool = ty::Memory::allocate(capacity);
-  ty::RequestArgument o;
-  o.location = {1, 0, capacity};
-  req.outputs.push_back(o);
-  req.pools = {in_pool, out_pool};
-  const auto outcome = nnhal::exec::execute(**pm, req);
-  r.status = outcome.status;
-  r.message = outcome.message;
-  if (outcome.status == ty::ErrorStatus::NONE) {
-    REQUIRE(outcome.outputShapes.size() == 1);
-    r.out = make_tensor(m.output_decl.type, outcome.outputShapes[0].dimensions, m.output_decl.scale, m.output_decl.zp);
-    if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_pool.data, r.out.bytes.size());
-  }
-  return r;
-}
-
 tensor run_golden(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
-  const auto r = run_model(single(op, ins, out_decl));
+  const auto r = run_model(single(op, ins, {out_decl}));
   REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-  return r.out;
+  return r.outs[0];
 }
 
 }  // namespace
@@ -1281,8 +927,8 @@ TEST_CASE("golden: pooling a 3x3 image with a 2x2 window, padding right/bottom, 
       CAPTURE(to_string(type));
       const float scale = is_quant8(type) ? 0.5f : 0.0f;
       const std::int32_t zp = type == OT::TENSOR_QUANT8_ASYMM ? 10 : (type == OT::TENSOR_QUANT8_ASYMM_SIGNED ? -20 : 0);
-      const tensor x = from_reals(type, {1, nchw ? 1u : 3u, 3, nchw ? 3u : 1u}, img, scale, zp);
-      const std::vector<tensor> ins{x, i32s(0), i32s(1), i32s(0), i32s(1), i32s(1), i32s(1), i32s(2), i32s(2), i32s(0), bools(nchw)};
+      const tensor x = reals(type, {1, nchw ? 1u : 3u, 3, nchw ? 3u : 1u}, img, scale, zp);
+      const std::vector<tensor> ins{x, scalar_i32(0), scalar_i32(1), scalar_i32(0), scalar_i32(1), scalar_i32(1), scalar_i32(1), scalar_i32(2), scalar_i32(2), scalar_i32(0), scalar_bool(nchw)};
       const tensor a = run_golden(OpT::AVERAGE_POOL_2D, ins, decl(type, {}, scale, zp));
       CHECK(a.dims == (nchw ? dims_t{1, 1, 3, 3} : dims_t{1, 3, 3, 1}));
       CHECK(compare(a, avg).empty());
@@ -1294,25 +940,25 @@ TEST_CASE("golden: pooling a 3x3 image with a 2x2 window, padding right/bottom, 
 
 TEST_CASE("golden: SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION, LRN, INSTANCE_NORMALIZATION end to end") {
   const double e1 = std::exp(-1.0), e2 = std::exp(-2.0), s = 1 + e1 + e2;
-  const tensor x = from_reals(OT::TENSOR_FLOAT32, {1, 3}, {1, 2, 3});
-  CHECK(compare(run_golden(OpT::SOFTMAX, {x, f32s(1.0f)}, decl(OT::TENSOR_FLOAT32)), {e2 / s, e1 / s, 1 / s}).empty());
-  CHECK(compare(run_golden(OpT::LOG_SOFTMAX, {x, f32s(1.0f), i32s(1)}, decl(OT::TENSOR_FLOAT32)),
+  const tensor x = reals(OT::TENSOR_FLOAT32, {1, 3}, {1, 2, 3});
+  CHECK(compare(run_golden(OpT::SOFTMAX, {x, scalar_f32(1.0f)}, decl(OT::TENSOR_FLOAT32)), {e2 / s, e1 / s, 1 / s}).empty());
+  CHECK(compare(run_golden(OpT::LOG_SOFTMAX, {x, scalar_f32(1.0f), scalar_i32(1)}, decl(OT::TENSOR_FLOAT32)),
                 {-2 - std::log(s), -1 - std::log(s), -std::log(s)})
             .empty());
   // Quantized softmax: 1/256 steps.
-  const tensor q = from_reals(OT::TENSOR_QUANT8_ASYMM, {1, 3}, {1, 2, 3}, 0.25f, 0);
-  const tensor qs = run_golden(OpT::SOFTMAX, {q, f32s(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0));
+  const tensor q = reals(OT::TENSOR_QUANT8_ASYMM, {1, 3}, {1, 2, 3}, 0.25f, 0);
+  const tensor qs = run_golden(OpT::SOFTMAX, {q, scalar_f32(1.0f)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 256, 0));
   CHECK_MESSAGE(compare(qs, {e2 / s, e1 / s, 1 / s}).empty(), compare(qs, {e2 / s, e1 / s, 1 / s}));
-  const tensor v = from_reals(OT::TENSOR_FLOAT32, {1, 1, 2, 2}, {3, 4, 0, -2});
+  const tensor v = reals(OT::TENSOR_FLOAT32, {1, 1, 2, 2}, {3, 4, 0, -2});
   CHECK(compare(run_golden(OpT::L2_NORMALIZATION, {v}, decl(OT::TENSOR_FLOAT32)), {0.6, 0.8, 0, -1}).empty());
-  const tensor l = from_reals(OT::TENSOR_FLOAT32, {1, 1, 1, 3}, {1, 2, 3});
+  const tensor l = reals(OT::TENSOR_FLOAT32, {1, 1, 1, 3}, {1, 2, 3});
   // radius 1, bias 1, alpha 1, beta 1: x / (1 + sum of squares of the neighbourhood).
-  CHECK(compare(run_golden(OpT::LOCAL_RESPONSE_NORMALIZATION, {l, i32s(1), f32s(1), f32s(1), f32s(1)}, decl(OT::TENSOR_FLOAT32)),
+  CHECK(compare(run_golden(OpT::LOCAL_RESPONSE_NORMALIZATION, {l, scalar_i32(1), scalar_f32(1), scalar_f32(1), scalar_f32(1)}, decl(OT::TENSOR_FLOAT32)),
                 {1.0 / 6, 2.0 / 15, 3.0 / 14})
             .empty());
   // Instance norm of [1, 3] per channel: mean 2, var 1 -> -1, 1 (epsilon 0).
-  const tensor in = from_reals(OT::TENSOR_FLOAT32, {1, 2, 1, 1}, {1, 3});
-  CHECK(compare(run_golden(OpT::INSTANCE_NORMALIZATION, {in, f32s(2), f32s(0.5f), f32s(0), bools(false)}, decl(OT::TENSOR_FLOAT32)),
+  const tensor in = reals(OT::TENSOR_FLOAT32, {1, 2, 1, 1}, {1, 3});
+  CHECK(compare(run_golden(OpT::INSTANCE_NORMALIZATION, {in, scalar_f32(2), scalar_f32(0.5f), scalar_f32(0), scalar_bool(false)}, decl(OT::TENSOR_FLOAT32)),
                 {-1.5, 2.5})
             .empty());
 }
@@ -1323,31 +969,31 @@ TEST_CASE("models: versions and invalid arguments through validation, prepare an
     REQUIRE_MESSAGE(v.ok(), (v.ok() ? std::string() : v.err().message));
     return *v;
   };
-  std::vector<tensor> pool{make_tensor(OT::TENSOR_FLOAT32, {1, 1, 4, 4}), i32s(0), i32s(0), i32s(0), i32s(0), i32s(1), i32s(1), i32s(2), i32s(2), i32s(0), bools(true)};
-  CHECK(version(single(OpT::MAX_POOL_2D, pool, decl(OT::TENSOR_FLOAT32, {1, 1, 3, 3}))) == ty::HalVersion::V1_2);
-  pool.back() = bools(false);
+  std::vector<tensor> pool{make_tensor(OT::TENSOR_FLOAT32, {1, 1, 4, 4}), scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(1), scalar_i32(1), scalar_i32(2), scalar_i32(2), scalar_i32(0), scalar_bool(true)};
+  CHECK(version(single(OpT::MAX_POOL_2D, pool, {decl(OT::TENSOR_FLOAT32, {1, 1, 3, 3})})) == ty::HalVersion::V1_2);
+  pool.back() = scalar_bool(false);
   pool[0] = make_tensor(OT::TENSOR_FLOAT32, {1, 4, 4, 1});
-  CHECK(version(single(OpT::MAX_POOL_2D, pool, decl(OT::TENSOR_FLOAT32, {1, 3, 3, 1}))) == ty::HalVersion::V1_0);
-  CHECK(version(single(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {2, 3, 4}), f32s(1)}, decl(OT::TENSOR_FLOAT32, {2, 3, 4}))) ==
+  CHECK(version(single(OpT::MAX_POOL_2D, pool, {decl(OT::TENSOR_FLOAT32, {1, 3, 3, 1})})) == ty::HalVersion::V1_0);
+  CHECK(version(single(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {2, 3, 4}), scalar_f32(1)}, {decl(OT::TENSOR_FLOAT32, {2, 3, 4})})) ==
         ty::HalVersion::V1_2);
-  CHECK(version(single(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), f32s(1), i32s(-1)}, decl(OT::TENSOR_FLOAT32, {2, 3}))) ==
+  CHECK(version(single(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), scalar_f32(1), scalar_i32(-1)}, {decl(OT::TENSOR_FLOAT32, {2, 3})})) ==
         ty::HalVersion::V1_0);
-  CHECK(version(single(OpT::L2_NORMALIZATION, {make_tensor(OT::TENSOR_FLOAT32, {2, 3})}, decl(OT::TENSOR_FLOAT32, {2, 3}))) ==
+  CHECK(version(single(OpT::L2_NORMALIZATION, {make_tensor(OT::TENSOR_FLOAT32, {2, 3})}, {decl(OT::TENSOR_FLOAT32, {2, 3})})) ==
         ty::HalVersion::V1_2);
 
   // Invalid constants are rejected at prepare, the message naming the operand.
-  auto bad = run_model(single(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), f32s(1), i32s(3)}, decl(OT::TENSOR_FLOAT32)));
+  auto bad = run_model(single(OpT::SOFTMAX, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), scalar_f32(1), scalar_i32(3)}, {decl(OT::TENSOR_FLOAT32)}));
   CHECK(bad.status == ty::ErrorStatus::INVALID_ARGUMENT);
   CHECK(bad.message.find("axis: 3 outside [-2, 2)") != std::string::npos);
-  pool[7] = i32s(9);  // filter_width wider than the input
-  bad = run_model(single(OpT::AVERAGE_POOL_2D, pool, decl(OT::TENSOR_FLOAT32)));
+  pool[7] = scalar_i32(9);  // filter_width wider than the input
+  bad = run_model(single(OpT::AVERAGE_POOL_2D, pool, {decl(OT::TENSOR_FLOAT32)}));
   CHECK(bad.status == ty::ErrorStatus::INVALID_ARGUMENT);
   CHECK(bad.message.find("filter_width") != std::string::npos);
 
   // An input whose shape arrives only at execution: the window check runs then.
   one_op_model m = single(OpT::AVERAGE_POOL_2D,
-                          {make_tensor(OT::TENSOR_FLOAT32, {1, 2, 2, 1}), i32s(2), i32s(1), i32s(1), i32s(3), i32s(3), i32s(0)},
-                          decl(OT::TENSOR_FLOAT32));
+                          {make_tensor(OT::TENSOR_FLOAT32, {1, 2, 2, 1}), scalar_i32(2), scalar_i32(1), scalar_i32(1), scalar_i32(3), scalar_i32(3), scalar_i32(0)},
+                          {decl(OT::TENSOR_FLOAT32)});
   m.model.main.operands[0].dimensions = {1, 0, 0, 1};
   bad = run_model(m);
   CHECK(bad.status == ty::ErrorStatus::INVALID_ARGUMENT);
@@ -1355,5 +1001,5 @@ TEST_CASE("models: versions and invalid arguments through validation, prepare an
   m.inputs[0] = make_tensor(OT::TENSOR_FLOAT32, {1, 3, 4, 1});
   const auto ok = run_model(m);
   REQUIRE_MESSAGE(ok.status == ty::ErrorStatus::NONE, ok.message);
-  CHECK(ok.out.dims == dims_t{1, 1, 2, 1});
+  CHECK(ok.outs[0].dims == dims_t{1, 1, 2, 1});
 }

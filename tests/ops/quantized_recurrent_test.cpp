@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "nnhal/ops/kernels/lstm_quant.hpp"
+#include "nnhal/ops/lsh_projection.hpp"
 #include "support/op_runner.hpp"
 
 namespace {

@@ -21,166 +21,21 @@
 #include <string>
 #include <vector>
 
-#include "nnhal/exec/driver.hpp"
-#include "nnhal/ops/families/shape_movement.hpp"
 #include "nnhal/ops/kernels/copy.hpp"
-#include "nnhal/types/operations.hpp"
+#include "support/op_runner.hpp"
 
 namespace {
 
-namespace ty = nnhal::types;
-namespace sig = nnhal::types::sig;
+using namespace nnhal::test::op;
 namespace kn = nnhal::ops::kernels;
-using ty::dims_t;
-using OT = ty::OperandType;
-using OpT = ty::OperationType;
-using sig::operand_desc;
 
-std::size_t count_of(const dims_t& d) {
-  std::size_t n = 1;
-  for (auto e : d) n *= e;
-  return n;
-}
-std::string str(const dims_t& d) { return ty::format_dims(d); }
-std::string str(OT t) { return std::string(to_string(t)); }
 std::size_t esize(OT t) { return ty::type_info(t).element_size; }
+tensor vec(const std::vector<std::int32_t>& v) { return i32_tensor(v); }
+tensor f32(dims_t d, const std::vector<double>& v) { return values(OT::TENSOR_FLOAT32, std::move(d), v); }
 
 // ---------------------------------------------------------------------------------
-// Tensors with their bytes
+// Shape inference verdicts
 // ---------------------------------------------------------------------------------
-
-struct tensor {
-  OT type = OT::TENSOR_FLOAT32;
-  dims_t dims;
-  float scale = 0.0f;
-  std::int32_t zp = 0;
-  std::vector<std::byte> bytes;
-  bool has_value = true;  // false: no known value (validation time) or omitted
-  bool omitted = false;   // an omitted optional input (NO_VALUE)
-
-  std::size_t count() const { return ty::is_tensor(type) ? count_of(dims) : 1; }
-  template <class S>
-  S get(std::size_t i) const {
-    S s;
-    std::memcpy(&s, bytes.data() + i * sizeof(S), sizeof(S));
-    return s;
-  }
-  template <class S>
-  void set(std::size_t i, S v) {
-    std::memcpy(bytes.data() + i * sizeof(S), &v, sizeof(S));
-  }
-};
-
-float default_scale(OT t) { return ty::is_quantized(t) ? 0.25f : 0.0f; }
-std::int32_t default_zp(OT t) {
-  if (t == OT::TENSOR_QUANT8_ASYMM) return 128;
-  if (t == OT::TENSOR_QUANT8_ASYMM_SIGNED) return 0;
-  return 0;
-}
-
-tensor make_tensor(OT t, dims_t d, float scale, std::int32_t zp) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.bytes.resize(x.count() * esize(t));
-  return x;
-}
-tensor make_tensor(OT t, dims_t d) { return make_tensor(t, std::move(d), default_scale(t), default_zp(t)); }
-/// Known only by type, shape and quantization (no value).
-tensor decl(OT t, dims_t d) {
-  tensor x = make_tensor(t, std::move(d));
-  x.bytes.clear();
-  x.has_value = false;
-  return x;
-}
-tensor omitted(OT t) {
-  tensor x = decl(t, {});
-  x.omitted = true;
-  return x;
-}
-tensor scalar_i32(std::int32_t v) {
-  tensor x = make_tensor(OT::INT32, {});
-  x.set(0, v);
-  return x;
-}
-tensor i32(dims_t d, const std::vector<std::int32_t>& v) {
-  tensor x = make_tensor(OT::TENSOR_INT32, std::move(d));
-  REQUIRE(v.size() == x.count());
-  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
-  return x;
-}
-tensor vec(const std::vector<std::int32_t>& v) { return i32({static_cast<std::uint32_t>(v.size())}, v); }
-tensor f32(dims_t d, const std::vector<float>& v) {
-  tensor x = make_tensor(OT::TENSOR_FLOAT32, std::move(d));
-  REQUIRE(v.size() == x.count());
-  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
-  return x;
-}
-std::vector<float> floats(const tensor& t) {
-  std::vector<float> v(t.count());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.get<float>(i);
-  return v;
-}
-std::vector<std::int32_t> ints(const tensor& t) {
-  std::vector<std::int32_t> v(t.count());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.get<std::int32_t>(i);
-  return v;
-}
-
-/// The TENSOR_QUANT8_ASYMM_SIGNED twin of a TENSOR_QUANT8_ASYMM tensor: data and zero point - 128.
-tensor to_signed(const tensor& u) {
-  if (u.type != OT::TENSOR_QUANT8_ASYMM) return u;
-  tensor s = u;
-  s.type = OT::TENSOR_QUANT8_ASYMM_SIGNED;
-  s.zp = u.zp - 128;
-  for (auto& b : s.bytes) b = static_cast<std::byte>(static_cast<std::uint8_t>(b) ^ 0x80u);  // x - 128 mod 256
-  return s;
-}
-
-const std::byte* nonnull_empty() {
-  static const std::byte b[16]{};
-  return b;
-}
-operand_desc desc_of(const tensor& t) {
-  operand_desc d;
-  d.type = t.type;
-  d.dims = t.dims;
-  d.scale = t.scale;
-  d.zero_point = t.zp;
-  d.omitted = t.omitted;
-  if (t.has_value && !t.omitted) {
-    d.value = t.bytes.empty() ? nonnull_empty() : t.bytes.data();
-    d.value_size = t.bytes.size();
-  }
-  return d;
-}
-std::vector<operand_desc> descs_of(const std::vector<tensor>& ts) {
-  std::vector<operand_desc> d;
-  for (const auto& t : ts) d.push_back(desc_of(t));
-  return d;
-}
-
-// ---------------------------------------------------------------------------------
-// Shape inference and direct kernel calls
-// ---------------------------------------------------------------------------------
-
-ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& outs, bool executing,
-                              ty::HalVersion* version = nullptr) {
-  const auto in = descs_of(ins);
-  std::vector<operand_desc> out;
-  for (const auto& o : outs) {
-    operand_desc d = desc_of(o);
-    d.value = nullptr;
-    d.value_size = 0;
-    out.push_back(d);
-  }
-  const ty::op_entry* e = ty::find_operation(op);
-  REQUIRE(e != nullptr);
-  REQUIRE((e->infer != nullptr));
-  return e->infer(sig::infer_context{op, in, out, executing, version});
-}
 
 /// Expects shape inference to fail with INVALID_ARGUMENT and a message containing `role`.
 void expect_rejected(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& outs, bool executing,
@@ -198,67 +53,10 @@ sig::shapes infer_ok(OpT op, const std::vector<tensor>& ins, const std::vector<t
   return *r;
 }
 
-struct kernel_result {
-  bool ok = false;
-  std::string error;
-  std::vector<tensor> outs;
-};
+tensor out_f32() { return decl(OT::TENSOR_FLOAT32); }
+tensor in_f32(dims_t d) { return make_tensor(OT::TENSOR_FLOAT32, std::move(d)); }
+tensor unknown_scalar() { return decl(OT::INT32); }
 
-constexpr std::byte guard_byte{0xA5};
-
-/// infer (executing) + the family's bind + run; every output between guard bytes.
-kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls) {
-  kernel_result r;
-  auto shapes = infer(op, ins, out_decls, true);
-  if (!shapes) {
-    r.error = "infer: " + shapes.err().message;
-    return r;
-  }
-  REQUIRE(shapes->size() == out_decls.size());
-  const std::vector<operand_desc> in = descs_of(ins);
-  std::vector<operand_desc> outs;
-  for (std::size_t k = 0; k < out_decls.size(); ++k)
-    r.outs.push_back(make_tensor(out_decls[k].type, (*shapes)[k], out_decls[k].scale, out_decls[k].zp));
-  for (const auto& o : r.outs) {
-    operand_desc d = desc_of(o);
-    d.value = nullptr;
-    d.value_size = 0;
-    outs.push_back(d);
-  }
-  ty::Operation operation;
-  operation.type = op;
-  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
-  for (std::size_t k = 0; k < out_decls.size(); ++k)
-    operation.outputs.push_back(static_cast<std::uint32_t>(ins.size() + k));
-  auto bound = nnhal::ops::families::bind_shape_movement(nnhal::ops::bind_context{operation, in, outs, false});
-  REQUIRE(bound.has_value());
-  if (!*bound) {
-    r.error = "bind: " + bound->err().message;
-    return r;
-  }
-  constexpr std::size_t guard = 64;
-  std::vector<std::vector<std::byte>> bufs;
-  std::vector<std::byte*> out_data;
-  for (const auto& o : r.outs) bufs.emplace_back(guard + o.bytes.size() + guard, guard_byte);
-  for (auto& b : bufs) out_data.push_back(b.data() + guard);
-  nnhal::exec::serial_context serial;
-  (**bound)(nnhal::ops::kernel_io{in, outs, out_data, &serial});
-  for (std::size_t k = 0; k < bufs.size(); ++k) {
-    const auto& b = bufs[k];
-    for (std::size_t i = 0; i < guard; ++i)
-      REQUIRE_MESSAGE((b[i] == guard_byte && b[b.size() - 1 - i] == guard_byte), "output ", k,
-                      ": the kernel wrote outside its buffer");
-    if (!r.outs[k].bytes.empty()) std::memcpy(r.outs[k].bytes.data(), out_data[k], r.outs[k].bytes.size());
-  }
-  r.ok = true;
-  return r;
-}
-
-kernel_result run_ok(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls) {
-  kernel_result r = run_kernel(op, ins, out_decls);
-  REQUIRE_MESSAGE(r.ok, r.error);
-  return r;
-}
 
 // ---------------------------------------------------------------------------------
 // Oracle helpers: coordinates and "which input element does this output element copy"
@@ -297,17 +95,6 @@ tensor expected_from(OT t, const dims_t& d, float scale, std::int32_t zp, const 
   return e;
 }
 
-void check_same(const tensor& got, const tensor& want, const std::string& what) {
-  REQUIRE_MESSAGE(got.dims == want.dims, what, ": shape ", str(got.dims), " expected ", str(want.dims));
-  REQUIRE(got.bytes.size() == want.bytes.size());
-  for (std::size_t i = 0; i < got.count(); ++i) {
-    const std::size_t es = esize(got.type);
-    if (std::memcmp(got.bytes.data() + i * es, want.bytes.data() + i * es, es) != 0) {
-      FAIL_CHECK(what, ": element ", i, " differs");
-      return;
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------
 // Random cases
@@ -347,7 +134,7 @@ struct op_case {
 };
 
 /// An output declaration with the input's type and quantization, shape left to inference.
-tensor out_like(const tensor& in) { return make_tensor(in.type, {}, in.scale, in.zp); }
+tensor out_like(const tensor& in) { return decl(in.type, {}, in.scale, in.zp); }
 
 // Each generator draws one case for `type`; index 0 of `ins` is the data tensor unless noted.
 
@@ -555,7 +342,7 @@ op_case gen_gather(OT t, std::mt19937& rng) {
   dims_t outd(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(a));
   outd.insert(outd.end(), idims.begin(), idims.end());
   outd.insert(outd.end(), d.begin() + static_cast<std::ptrdiff_t>(a) + 1, d.end());
-  c.ins = {x, scalar_i32(axis), i32(idims, idx)};
+  c.ins = {x, scalar_i32(axis), i32_tensor(idims, idx)};
   c.outs = {out_like(x)};
   c.expected = {expected_from(t, outd, x.scale, x.zp, {&c.ins[0]}, [&](std::size_t i) {
     const auto co = unravel(i, outd);
@@ -649,7 +436,7 @@ op_case gen_hashtable_lookup(OT t, std::mt19937& rng) {
     return std::nullopt;
   };
   c.ins = {vec(look), vec(keys), values};
-  c.outs = {out_like(values), make_tensor(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f, 0)};
+  c.outs = {out_like(values), decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f, 0)};
   c.expected.push_back(expected_from(t, outd, values.scale, values.zp, {&c.ins[2]}, [&](std::size_t i) {
     auto co = unravel(i, outd);
     const auto row = find(look[co[0]]);
@@ -677,16 +464,18 @@ void run_oracle(const char* name, generator gen, const std::vector<OT>& types, i
       CAPTURE(seed);
       CAPTURE(str(c.ins[c.op == OpT::PACK ? 1 : 0].dims));
       const auto r = run_ok(c.op, c.ins, c.outs);
-      REQUIRE(r.outs.size() == c.expected.size());
-      for (std::size_t k = 0; k < r.outs.size(); ++k)
-        check_same(r.outs[k], c.expected[k], "output " + std::to_string(k));
+      REQUIRE(r.size() == c.expected.size());
+      for (std::size_t k = 0; k < r.size(); ++k) {
+        CAPTURE(k);
+        CHECK(same_bytes(r[k], c.expected[k]) == "");
+      }
       if (t == OT::TENSOR_QUANT8_ASYMM && c.op != OpT::HASHTABLE_LOOKUP) {  // HASHTABLE has no signed form
         // Parity: the signed twin of every quant8 operand gives the signed twin of the result.
         std::vector<tensor> sins, souts;
         for (const auto& x : c.ins) sins.push_back(to_signed(x));
         for (const auto& o : c.outs) souts.push_back(to_signed(o));
         const auto s = run_ok(c.op, sins, souts);
-        for (std::size_t k = 0; k < r.outs.size(); ++k) check_same(s.outs[k], to_signed(r.outs[k]), "signed twin");
+        for (std::size_t k = 0; k < r.size(); ++k) CHECK(signed_parity(r[k], s[k]) == "");
       }
     }
   }
@@ -733,18 +522,14 @@ TEST_CASE("TRANSPOSE: large NHWC <-> NCHW and other tiled layouts against the or
         tensor x = random_tensor(rng, t, d);
         dims_t outd(d.size());
         for (std::size_t i = 0; i < d.size(); ++i) outd[i] = d[static_cast<std::size_t>(perm[i])];
-        const auto r = run_ok(OpT::TRANSPOSE, {x, vec(perm)}, {out_like(x)});
-        const std::vector<const tensor*> inputs{&x};
-        check_same(r.outs[0],
-                   expected_from(t, outd, x.scale, x.zp, inputs,
-                                 [&](std::size_t i) {
-                                   const auto co = unravel(i, outd);
-                                   std::vector<std::size_t> src(d.size());
-                                   for (std::size_t k = 0; k < d.size(); ++k)
-                                     src[static_cast<std::size_t>(perm[k])] = co[k];
-                                   return source{0, ravel(src, d)};
-                                 }),
-                   "transpose");
+        const tensor r = run_ok1(OpT::TRANSPOSE, {x, vec(perm)}, out_like(x));
+        const tensor want = expected_from(t, outd, x.scale, x.zp, {&x}, [&](std::size_t i) {
+          const auto co = unravel(i, outd);
+          std::vector<std::size_t> src(d.size());
+          for (std::size_t k = 0; k < d.size(); ++k) src[static_cast<std::size_t>(perm[k])] = co[k];
+          return source{0, ravel(src, d)};
+        });
+        CHECK(same_bytes(r, want) == "");
       }
     }
   }
@@ -752,29 +537,21 @@ TEST_CASE("TRANSPOSE: large NHWC <-> NCHW and other tiled layouts against the or
 
 TEST_CASE("FILL: every output type, values from the shape tensor") {
   {
-    tensor v = make_tensor(OT::FLOAT32, {});
-    v.set(0, 3.25f);
-    const auto r = run_ok(OpT::FILL, {vec({2, 3, 1}), v}, {make_tensor(OT::TENSOR_FLOAT32, {})});
-    CHECK(r.outs[0].dims == dims_t{2, 3, 1});
-    CHECK(floats(r.outs[0]) == std::vector<float>(6, 3.25f));
+    const tensor r = run_ok1(OpT::FILL, {vec({2, 3, 1}), scalar_f32(3.25f)}, out_f32());
+    CHECK(r.dims == dims_t{2, 3, 1});
+    CHECK(compare(r, std::vector<double>(6, 3.25), true) == "");
   }
   {
-    tensor v = make_tensor(OT::INT32, {});
-    v.set(0, std::int32_t{-7});
-    const auto r = run_ok(OpT::FILL, {vec({5}), v}, {make_tensor(OT::TENSOR_INT32, {})});
-    CHECK(ints(r.outs[0]) == std::vector<std::int32_t>(5, -7));
+    const tensor r = run_ok1(OpT::FILL, {vec({5}), scalar_i32(-7)}, decl(OT::TENSOR_INT32));
+    CHECK(compare(r, std::vector<double>(5, -7)) == "");
   }
   {
-    tensor v = make_tensor(OT::FLOAT16, {});
-    v.set(0, ty::to_float16(-1.5f));
-    const auto r = run_ok(OpT::FILL, {vec({3, 2}), v}, {make_tensor(OT::TENSOR_FLOAT16, {})});
-    REQUIRE(r.outs[0].count() == 6);
-    for (std::size_t i = 0; i < 6; ++i) CHECK(ty::to_float(r.outs[0].get<ty::float16>(i)) == -1.5f);
+    const tensor r = run_ok1(OpT::FILL, {vec({3, 2}), scalar_f16(-1.5f)}, decl(OT::TENSOR_FLOAT16));
+    CHECK(compare(r, std::vector<double>(6, -1.5), true) == "");
   }
   {  // a zero extent gives a zero-sized output
-    tensor v = make_tensor(OT::FLOAT32, {});
-    const auto r = run_ok(OpT::FILL, {vec({4, 0}), v}, {make_tensor(OT::TENSOR_FLOAT32, {})});
-    CHECK(r.outs[0].dims == dims_t{4, 0});
+    const tensor r = run_ok1(OpT::FILL, {vec({4, 0}), scalar_f32(0.0f)}, out_f32());
+    CHECK(r.dims == dims_t{4, 0});
   }
 }
 
@@ -786,9 +563,9 @@ TEST_CASE("RANK: every input type, zero-sized input") {
   for (OT t : types) {
     for (const dims_t& d : {dims_t{3}, dims_t{2, 0, 4}, dims_t{1, 1, 1, 1, 1, 2}}) {
       CAPTURE(str(t));
-      const auto r = run_ok(OpT::RANK, {random_tensor(rng, t, d)}, {make_tensor(OT::INT32, {})});
-      CHECK(r.outs[0].dims.empty());
-      CHECK(r.outs[0].get<std::int32_t>(0) == static_cast<std::int32_t>(d.size()));
+      const tensor r = run_ok1(OpT::RANK, {random_tensor(rng, t, d)}, decl(OT::INT32));
+      CHECK(r.dims.empty());
+      CHECK(r.get<std::int32_t>(0) == static_cast<std::int32_t>(d.size()));
     }
   }
 }
@@ -857,10 +634,6 @@ TEST_CASE("transpose_2d and replicate_block") {
 // ---------------------------------------------------------------------------------
 // Shape inference: validation time (unknowns) and rejections
 // ---------------------------------------------------------------------------------
-
-tensor out_f32() { return make_tensor(OT::TENSOR_FLOAT32, {}); }
-tensor in_f32(dims_t d) { return make_tensor(OT::TENSOR_FLOAT32, std::move(d)); }
-tensor unknown_scalar() { return decl(OT::INT32, {}); }
 
 TEST_CASE("shape inference at validation keeps what can be known") {
   // SQUEEZE: an unknown extent with omitted squeeze_dims leaves the rank unknown.
@@ -966,7 +739,7 @@ TEST_CASE("bad operands are rejected with INVALID_ARGUMENT naming the operand") 
     expect_rejected(OpT::GATHER, {x23, scalar_i32(-2), vec({-1})}, {out_f32()}, executing, "indices");
     // FILL
     expect_rejected(OpT::FILL, {vec({2, -1}), make_tensor(OT::FLOAT32, {})}, {out_f32()}, executing, "shape");
-    expect_rejected(OpT::FILL, {i32({1, 2}, {2, 2}), make_tensor(OT::FLOAT32, {})}, {out_f32()}, executing, "shape");
+    expect_rejected(OpT::FILL, {i32_tensor({1, 2}, {2, 2}), make_tensor(OT::FLOAT32, {})}, {out_f32()}, executing, "shape");
     // PACK
     expect_rejected(OpT::PACK, {scalar_i32(3), x23, x23}, {out_f32()}, executing, "axis");
     expect_rejected(OpT::PACK, {scalar_i32(0), x23, in_f32({3, 2})}, {out_f32()}, executing, "input2");
@@ -984,7 +757,7 @@ TEST_CASE("bad operands are rejected with INVALID_ARGUMENT naming the operand") 
     expect_rejected(OpT::HASHTABLE_LOOKUP, {vec({1}), vec({1, 2, 3}), x23}, {out_f32(), hits}, executing, "values");
     expect_rejected(OpT::HASHTABLE_LOOKUP, {vec({1}), vec({1, 2}), x23},
                     {out_f32(), make_tensor(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 0)}, executing, "hits");
-    expect_rejected(OpT::HASHTABLE_LOOKUP, {vec({1}), i32({1, 2}, {1, 2}), x23}, {out_f32(), hits}, executing, "keys");
+    expect_rejected(OpT::HASHTABLE_LOOKUP, {vec({1}), i32_tensor({1, 2}, {1, 2}), x23}, {out_f32(), hits}, executing, "keys");
   }
   // Execution needs every value.
   expect_rejected(OpT::GATHER, {x23, scalar_i32(0), decl(OT::TENSOR_INT32, {1})}, {out_f32()}, true, "indices");
@@ -993,299 +766,160 @@ TEST_CASE("bad operands are rejected with INVALID_ARGUMENT naming the operand") 
 
 TEST_CASE("zero-sized inputs run and give zero-sized outputs") {
   const tensor z = make_tensor(OT::TENSOR_FLOAT32, {0, 3});
-  CHECK(run_ok(OpT::TRANSPOSE, {z, omitted(OT::TENSOR_INT32)}, {out_f32()}).outs[0].dims == dims_t{3, 0});
-  CHECK(run_ok(OpT::SLICE, {z, vec({0, 1}), vec({-1, 2})}, {out_f32()}).outs[0].dims == dims_t{0, 2});
-  CHECK(run_ok(OpT::STRIDED_SLICE,
-               {z, vec({0, 0}), vec({0, 3}), vec({1, -1}), scalar_i32(3), scalar_i32(3), scalar_i32(0)}, {out_f32()})
-            .outs[0]
+  CHECK(run_ok1(OpT::TRANSPOSE, {z, omitted(OT::TENSOR_INT32)}, out_f32()).dims == dims_t{3, 0});
+  CHECK(run_ok1(OpT::SLICE, {z, vec({0, 1}), vec({-1, 2})}, out_f32()).dims == dims_t{0, 2});
+  CHECK(run_ok1(OpT::STRIDED_SLICE,
+                {z, vec({0, 0}), vec({0, 3}), vec({1, -1}), scalar_i32(3), scalar_i32(3), scalar_i32(0)}, out_f32())
             .dims == dims_t{0, 3});
-  CHECK(run_ok(OpT::TILE, {z, vec({2, 2})}, {out_f32()}).outs[0].dims == dims_t{0, 6});
-  CHECK(run_ok(OpT::GATHER, {z, scalar_i32(1), vec({2, 0})}, {out_f32()}).outs[0].dims == dims_t{0, 2});
-  CHECK(run_ok(OpT::SPLIT, {z, scalar_i32(0), scalar_i32(2)}, {out_f32(), out_f32()}).outs[1].dims == dims_t{0, 3});
-  CHECK(run_ok(OpT::REVERSE, {z, vec({0})}, {out_f32()}).outs[0].dims == dims_t{0, 3});
-  CHECK(run_ok(OpT::PACK, {scalar_i32(2), z, z}, {out_f32()}).outs[0].dims == dims_t{0, 3, 2});
-  CHECK(run_ok(OpT::EXPAND_DIMS, {z, scalar_i32(-1)}, {out_f32()}).outs[0].dims == dims_t{0, 3, 1});
-  CHECK(run_ok(OpT::EMBEDDING_LOOKUP, {vec({}), in_f32({2, 3})}, {out_f32()}).outs[0].dims == dims_t{0, 3});
+  CHECK(run_ok1(OpT::TILE, {z, vec({2, 2})}, out_f32()).dims == dims_t{0, 6});
+  CHECK(run_ok1(OpT::GATHER, {z, scalar_i32(1), vec({2, 0})}, out_f32()).dims == dims_t{0, 2});
+  CHECK(run_ok(OpT::SPLIT, {z, scalar_i32(0), scalar_i32(2)}, {out_f32(), out_f32()})[1].dims == dims_t{0, 3});
+  CHECK(run_ok1(OpT::REVERSE, {z, vec({0})}, out_f32()).dims == dims_t{0, 3});
+  CHECK(run_ok1(OpT::PACK, {scalar_i32(2), z, z}, out_f32()).dims == dims_t{0, 3, 2});
+  CHECK(run_ok1(OpT::EXPAND_DIMS, {z, scalar_i32(-1)}, out_f32()).dims == dims_t{0, 3, 1});
+  CHECK(run_ok1(OpT::EMBEDDING_LOOKUP, {vec({}), in_f32({2, 3})}, out_f32()).dims == dims_t{0, 3});
 }
 
 TEST_CASE("STRIDED_SLICE: hand-worked cases from the spec's semantics") {
   const tensor x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
   auto run = [&](std::vector<std::int32_t> b, std::vector<std::int32_t> e, std::vector<std::int32_t> s, int bm, int em,
                  int shrink) {
-    return run_ok(OpT::STRIDED_SLICE, {x, vec(b), vec(e), vec(s), scalar_i32(bm), scalar_i32(em), scalar_i32(shrink)},
-                  {out_f32()})
-        .outs[0];
+    return run_ok1(OpT::STRIDED_SLICE, {x, vec(b), vec(e), vec(s), scalar_i32(bm), scalar_i32(em), scalar_i32(shrink)},
+                   out_f32());
   };
   // Reverse both dimensions with masks.
   auto r = run({0, 0}, {0, 0}, {-1, -1}, 3, 3, 0);
   CHECK(r.dims == dims_t{2, 3});
-  CHECK(floats(r) == std::vector<float>{6, 5, 4, 3, 2, 1});
+  CHECK(compare(r, {6, 5, 4, 3, 2, 1}, true) == "");
   // Row 1, every other column from the end; shrink the row.
   r = run({1, -1}, {2, -4}, {1, -2}, 0, 0, 1);
   CHECK(r.dims == dims_t{2});
-  CHECK(floats(r) == std::vector<float>{6, 4});
+  CHECK(compare(r, {6, 4}, true) == "");
   // Out-of-range begin/end saturate.
   r = run({-10, 1}, {10, 10}, {1, 1}, 0, 0, 0);
-  CHECK(floats(r) == std::vector<float>{2, 3, 5, 6});
+  CHECK(compare(r, {2, 3, 5, 6}, true) == "");
   // An empty range gives a zero extent.
   r = run({0, 2}, {2, 1}, {1, 1}, 0, 0, 0);
   CHECK(r.dims == dims_t{2, 0});
   // Every dimension shrunk: [1], not a rank-0 tensor (CTS strided_slice_b155662254).
   r = run({1, -1}, {2, 3}, {1, 1}, 0, 0, 3);
   CHECK(r.dims == dims_t{1});
-  CHECK(floats(r) == std::vector<float>{6});
+  CHECK(compare(r, {6}, true) == "");
   // Likewise SQUEEZE of [1, 1, 1] (CTS squeeze_b155238914).
-  const auto q = run_ok(OpT::SQUEEZE, {f32({1, 1, 1}, {7}), omitted(OT::TENSOR_INT32)}, {out_f32()}).outs[0];
+  const tensor q = run_ok1(OpT::SQUEEZE, {f32({1, 1, 1}, {7}), omitted(OT::TENSOR_INT32)}, out_f32());
   CHECK(q.dims == dims_t{1});
-  CHECK(floats(q) == std::vector<float>{7});
+  CHECK(compare(q, {7}, true) == "");
 }
 
 TEST_CASE("HASHTABLE_LOOKUP: the spec example, unsorted keys still find their rows") {
   const tensor values = f32({3, 2}, {0.0f, 0.1f, 1.0f, 1.1f, 2.0f, 2.1f});
-  const tensor hits_decl = make_tensor(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f, 0);
+  const tensor hits_decl = decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f, 0);
   auto r =
       run_ok(OpT::HASHTABLE_LOOKUP, {vec({1234, -292, -11, 0}), vec({-11, 0, 1234}), values}, {out_f32(), hits_decl});
-  CHECK(floats(r.outs[0]) == std::vector<float>{2.0f, 2.1f, 0.0f, 0.0f, 0.0f, 0.1f, 1.0f, 1.1f});
-  CHECK(r.outs[1].bytes == std::vector<std::byte>{std::byte{1}, std::byte{0}, std::byte{1}, std::byte{1}});
+  CHECK(compare(r[0], {2.0f, 2.1f, 0.0f, 0.0f, 0.0f, 0.1f, 1.0f, 1.1f}, true) == "");
+  CHECK(compare(r[1], {1, 0, 1, 1}, true) == "");
   r = run_ok(OpT::HASHTABLE_LOOKUP, {vec({0, 1234}), vec({1234, -11, 0}), values}, {out_f32(), hits_decl});
-  CHECK(floats(r.outs[0]) == std::vector<float>{2.0f, 2.1f, 0.0f, 0.1f});
+  CHECK(compare(r[0], {2.0f, 2.1f, 0.0f, 0.1f}, true) == "");
 }
 
 // ---------------------------------------------------------------------------------
 // End to end: exec::prepare / exec::execute
 // ---------------------------------------------------------------------------------
 
-enum class role : std::uint8_t { input, constant, no_value };
-
-struct model_case {
-  ty::Model model;
-  std::vector<tensor> inputs;   // model input values, in inputIndexes order
-  std::vector<tensor> outputs;  // model output declarations
-
-  std::uint32_t operand(const tensor& t, ty::OperandLifeTime lt) {
-    ty::Operand o;
-    o.type = t.type;
-    o.dimensions = t.dims;
-    o.scale = t.scale;
-    o.zeroPoint = t.zp;
-    o.lifetime = lt;
-    model.main.operands.push_back(o);
-    return static_cast<std::uint32_t>(model.main.operands.size() - 1);
-  }
-  std::uint32_t add(const tensor& t, role r) {
-    if (r == role::no_value) return operand(t, ty::OperandLifeTime::NO_VALUE);
-    if (r == role::input) {
-      const auto i = operand(t, ty::OperandLifeTime::SUBGRAPH_INPUT);
-      model.main.inputIndexes.push_back(i);
-      inputs.push_back(t);
-      return i;
-    }
-    auto& v = model.operandValues;
-    while (v.size() % 8) v.push_back(0);
-    const auto i = operand(t, ty::OperandLifeTime::CONSTANT_COPY);
-    model.main.operands[i].location = {0, static_cast<std::uint32_t>(v.size()),
-                                       static_cast<std::uint32_t>(t.bytes.size())};
-    for (auto b : t.bytes) v.push_back(static_cast<std::uint8_t>(b));
-    return i;
-  }
-  std::uint32_t output(const tensor& d) {
-    const auto i = operand(d, ty::OperandLifeTime::SUBGRAPH_OUTPUT);
-    model.main.outputIndexes.push_back(i);
-    outputs.push_back(d);
-    return i;
-  }
-};
-
-/// `op` over `ins` (each with its role) writing outputs declared as `outs`.
-model_case make_model(OpT op, const std::vector<std::pair<tensor, role>>& ins, const std::vector<tensor>& outs) {
-  model_case m;
-  std::vector<std::uint32_t> in_idx, out_idx;
-  for (const auto& [t, r] : ins) in_idx.push_back(m.add(t, r));
-  for (const auto& o : outs) out_idx.push_back(m.output(o));
-  for (auto i : in_idx) ++m.model.main.operands[i].numberOfConsumers;
-  m.model.main.operations.push_back(ty::Operation{op, in_idx, out_idx});
-  return m;
-}
-
-struct model_result {
-  bool prepared = false;
-  std::string message;
-  ty::ErrorStatus status = ty::ErrorStatus::NONE;
-  std::vector<tensor> outs;
-};
-
-model_result run_model(const model_case& m) {
-  model_result r;
-  auto pm = nnhal::exec::prepare(m.model);
-  if (!pm) {
-    r.message = pm.err().message;
-    r.status = pm.err().status;
-    return r;
-  }
-  r.prepared = true;
-  std::vector<std::uint32_t> offsets;
-  std::size_t total = 0;
-  for (const auto& t : m.inputs) {
-    total = (total + 7) / 8 * 8;
-    offsets.push_back(static_cast<std::uint32_t>(total));
-    total += t.bytes.size();
-  }
-  ty::Request req;
-  req.pools.emplace_back(ty::Memory::allocate(total + 8));
-  for (std::size_t k = 0; k < m.inputs.size(); ++k) {
-    const auto& t = m.inputs[k];
-    auto& pool = std::get<ty::Memory>(req.pools[0]);
-    if (!t.bytes.empty()) std::memcpy(pool.data + offsets[k], t.bytes.data(), t.bytes.size());
-    ty::RequestArgument a;
-    a.location = {0, offsets[k], static_cast<std::uint32_t>(t.bytes.size())};
-    req.inputs.push_back(a);
-  }
-  constexpr std::uint32_t capacity = 1u << 14;
-  for (std::size_t k = 0; k < m.outputs.size(); ++k) {
-    req.pools.emplace_back(ty::Memory::allocate(capacity));
-    ty::RequestArgument o;
-    o.location = {static_cast<std::uint32_t>(k + 1), 0, capacity};
-    req.outputs.push_back(o);
-  }
-  const auto outcome = nnhal::exec::execute(**pm, req);
-  r.status = outcome.status;
-  r.message = outcome.message;
-  if (outcome.status != ty::ErrorStatus::NONE) return r;
-  REQUIRE(outcome.outputShapes.size() == m.outputs.size());
-  for (std::size_t k = 0; k < m.outputs.size(); ++k) {
-    const tensor& d = m.outputs[k];
-    tensor t = make_tensor(d.type, outcome.outputShapes[k].dimensions, d.scale, d.zp);
-    REQUIRE(t.bytes.size() <= capacity);
-    if (!t.bytes.empty()) std::memcpy(t.bytes.data(), std::get<ty::Memory>(req.pools[k + 1]).data, t.bytes.size());
-    r.outs.push_back(t);
-  }
-  return r;
-}
-
-model_result run_model_ok(const model_case& m) {
-  auto r = run_model(m);
-  REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-  return r;
-}
+bool prepares(const one_op_model& m) { return prepare_only(m.model).status == ty::ErrorStatus::NONE; }
 
 TEST_CASE("end to end: SPLIT with three outputs of unknown shape") {
   const tensor x = f32({2, 6}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
   const tensor o = decl(OT::TENSOR_FLOAT32, {0, 0});
-  const auto r = run_model_ok(make_model(
-      OpT::SPLIT, {{x, role::input}, {scalar_i32(-1), role::constant}, {scalar_i32(3), role::constant}}, {o, o, o}));
+  const auto r = run_model_ok(single(OpT::SPLIT, {x, scalar_i32(-1), scalar_i32(3)}, {o, o, o}));
   REQUIRE(r.outs.size() == 3);
   CHECK(r.outs[0].dims == dims_t{2, 2});
-  CHECK(floats(r.outs[0]) == std::vector<float>{0, 1, 6, 7});
-  CHECK(floats(r.outs[1]) == std::vector<float>{2, 3, 8, 9});
-  CHECK(floats(r.outs[2]) == std::vector<float>{4, 5, 10, 11});
+  CHECK(compare(r.outs[0], {0, 1, 6, 7}, true) == "");
+  CHECK(compare(r.outs[1], {2, 3, 8, 9}, true) == "");
+  CHECK(compare(r.outs[2], {4, 5, 10, 11}, true) == "");
 }
 
 TEST_CASE("end to end: omitted optional inputs (SQUEEZE dims, TRANSPOSE perm)") {
   const tensor x = f32({1, 3, 1, 2}, {1, 2, 3, 4, 5, 6});
-  auto r = run_model_ok(make_model(OpT::SQUEEZE, {{x, role::input}, {decl(OT::TENSOR_INT32, {0}), role::no_value}},
-                                   {decl(OT::TENSOR_FLOAT32, {3, 2})}));
+  auto r = run_model_ok(single(OpT::SQUEEZE, {x, omitted(OT::TENSOR_INT32, {0})}, {decl(OT::TENSOR_FLOAT32, {3, 2})}));
   CHECK(r.outs[0].dims == dims_t{3, 2});
   const tensor y = f32({2, 3}, {1, 2, 3, 4, 5, 6});
-  r = run_model_ok(make_model(OpT::TRANSPOSE, {{y, role::input}, {decl(OT::TENSOR_INT32, {0}), role::no_value}},
-                              {decl(OT::TENSOR_FLOAT32, {0, 0})}));
+  r = run_model_ok(single(OpT::TRANSPOSE, {y, omitted(OT::TENSOR_INT32, {0})}, {decl(OT::TENSOR_FLOAT32, {0, 0})}));
   CHECK(r.outs[0].dims == dims_t{3, 2});
-  CHECK(floats(r.outs[0]) == std::vector<float>{1, 4, 2, 5, 3, 6});
+  CHECK(compare(r.outs[0], {1, 4, 2, 5, 3, 6}, true) == "");
 }
 
 TEST_CASE("end to end: value-dependent shapes from model inputs (FILL, TILE, SLICE, STRIDED_SLICE)") {
-  auto r =
-      run_model_ok(make_model(OpT::FILL, {{vec({2, 2}), role::input}, {make_tensor(OT::INT32, {}), role::constant}},
-                              {decl(OT::TENSOR_INT32, {0, 0})}));
+  auto r = run_model_ok(single(OpT::FILL, {vec({2, 2}), scalar_i32(0)}, {decl(OT::TENSOR_INT32, {0, 0})}));
   CHECK(r.outs[0].dims == dims_t{2, 2});
   const tensor x = f32({2, 2}, {1, 2, 3, 4});
-  r = run_model_ok(
-      make_model(OpT::TILE, {{x, role::input}, {vec({1, 2}), role::input}}, {decl(OT::TENSOR_FLOAT32, {})}));
+  r = run_model_ok(single(OpT::TILE, {x, vec({1, 2})}, {decl(OT::TENSOR_FLOAT32)}, 2));
   CHECK(r.outs[0].dims == dims_t{2, 4});
-  CHECK(floats(r.outs[0]) == std::vector<float>{1, 2, 1, 2, 3, 4, 3, 4});
-  r = run_model_ok(make_model(OpT::SLICE, {{x, role::input}, {vec({1, 0}), role::input}, {vec({-1, 1}), role::input}},
-                              {decl(OT::TENSOR_FLOAT32, {0, 0})}));
-  CHECK(floats(r.outs[0]) == std::vector<float>{3});
-  r = run_model_ok(make_model(OpT::STRIDED_SLICE,
-                              {{x, role::input},
-                               {vec({1, 1}), role::input},
-                               {vec({-3, -3}), role::input},
-                               {vec({-1, -1}), role::input},
-                               {scalar_i32(0), role::constant},
-                               {scalar_i32(0), role::constant},
-                               {scalar_i32(0), role::constant}},
-                              {decl(OT::TENSOR_FLOAT32, {0, 0})}));
+  CHECK(compare(r.outs[0], {1, 2, 1, 2, 3, 4, 3, 4}, true) == "");
+  r = run_model_ok(single(OpT::SLICE, {x, vec({1, 0}), vec({-1, 1})}, {decl(OT::TENSOR_FLOAT32, {0, 0})}, 3));
+  CHECK(compare(r.outs[0], {3}, true) == "");
+  // begin, end and strides are model inputs, the masks constants.
+  r = run_model_ok(single(OpT::STRIDED_SLICE,
+                          {x, vec({1, 1}), vec({-3, -3}), vec({-1, -1}), scalar_i32(0), scalar_i32(0), scalar_i32(0)},
+                          {decl(OT::TENSOR_FLOAT32, {0, 0})}, 4));
   CHECK(r.outs[0].dims == dims_t{2, 2});
-  CHECK(floats(r.outs[0]) == std::vector<float>{4, 3, 2, 1});
+  CHECK(compare(r.outs[0], {4, 3, 2, 1}, true) == "");
 }
 
 TEST_CASE("end to end: out-of-range lookups fail at execution, not before") {
   const tensor x = f32({3, 2}, {1, 2, 3, 4, 5, 6});
-  auto r =
-      run_model(make_model(OpT::GATHER, {{x, role::input}, {scalar_i32(0), role::constant}, {vec({0, 3}), role::input}},
-                           {decl(OT::TENSOR_FLOAT32, {2, 2})}));
-  CHECK(r.prepared);
+  // The indices are a model input, the axis a constant.
+  auto m = single_with_inputs(OpT::GATHER, {x, scalar_i32(0), vec({0, 3})}, {decl(OT::TENSOR_FLOAT32, {2, 2})}, {0, 2});
+  CHECK(prepares(m));
+  auto r = run_model(m);
   CHECK(r.status == ty::ErrorStatus::INVALID_ARGUMENT);
   CHECK(r.message.find("indices") != std::string::npos);
-  r = run_model(make_model(OpT::EMBEDDING_LOOKUP, {{vec({-1}), role::input}, {x, role::input}},
-                           {decl(OT::TENSOR_FLOAT32, {1, 2})}));
-  CHECK(r.prepared);
+  m = single(OpT::EMBEDDING_LOOKUP, {vec({-1}), x}, {decl(OT::TENSOR_FLOAT32, {1, 2})}, 2);
+  CHECK(prepares(m));
+  r = run_model(m);
   CHECK(r.status == ty::ErrorStatus::INVALID_ARGUMENT);
   CHECK(r.message.find("lookups") != std::string::npos);
   // A constant out-of-range index is already rejected when the model is prepared.
-  r = run_model(make_model(OpT::GATHER, {{x, role::input}, {scalar_i32(1), role::constant}, {vec({2}), role::constant}},
-                           {decl(OT::TENSOR_FLOAT32, {3, 1})}));
-  CHECK(!r.prepared);
-  CHECK(r.message.find("indices") != std::string::npos);
+  m = single(OpT::GATHER, {x, scalar_i32(1), vec({2})}, {decl(OT::TENSOR_FLOAT32, {3, 1})});
+  const auto p = prepare_only(m.model);
+  CHECK(p.status != ty::ErrorStatus::NONE);
+  CHECK(p.message.find("indices") != std::string::npos);
 }
 
 TEST_CASE("end to end: HASHTABLE_LOOKUP outputs and hits, RANK, PACK, REVERSE, EXPAND_DIMS") {
-  const tensor values = make_tensor(OT::TENSOR_QUANT8_ASYMM, {3, 2}, 0.5f, 0);
-  tensor v = values;
-  for (std::size_t i = 0; i < 6; ++i) v.set(i, static_cast<std::uint8_t>(10 * i + 1));
-  auto r = run_model_ok(make_model(
-      OpT::HASHTABLE_LOOKUP,
-      {{vec({123, 250, 255, 0}), role::input}, {vec({0, 123, 255}), role::input}, {v, role::input}},
-      {make_tensor(OT::TENSOR_QUANT8_ASYMM, {4, 2}, 0.5f, 0), make_tensor(OT::TENSOR_QUANT8_ASYMM, {4}, 1.0f, 0)}));
-  const std::vector<std::uint8_t> want{21, 31, 0, 0, 41, 51, 1, 11};
-  for (std::size_t i = 0; i < want.size(); ++i) CHECK(r.outs[0].get<std::uint8_t>(i) == want[i]);
-  CHECK(r.outs[1].bytes == std::vector<std::byte>{std::byte{1}, std::byte{0}, std::byte{1}, std::byte{1}});
+  const tensor v = values(OT::TENSOR_QUANT8_ASYMM, {3, 2}, {1, 11, 21, 31, 41, 51}, 0.5f, 0);
+  auto r = run_model_ok(single(OpT::HASHTABLE_LOOKUP, {vec({123, 250, 255, 0}), vec({0, 123, 255}), v},
+                               {decl(OT::TENSOR_QUANT8_ASYMM, {4, 2}, 0.5f, 0), decl(OT::TENSOR_QUANT8_ASYMM, {4}, 1.0f, 0)},
+                               3));
+  // Rows of keys 123, (miss), 255, 0; as real values (scale 0.5).
+  CHECK(compare(r.outs[0], {10.5, 15.5, 0, 0, 20.5, 25.5, 0.5, 5.5}, true) == "");
+  CHECK(compare(r.outs[1], {1, 0, 1, 1}, true) == "");
 
-  r = run_model_ok(make_model(OpT::RANK, {{in_f32({2, 1, 3}), role::input}}, {make_tensor(OT::INT32, {})}));
+  r = run_model_ok(single(OpT::RANK, {in_f32({2, 1, 3})}, {decl(OT::INT32)}));
   CHECK(r.outs[0].get<std::int32_t>(0) == 3);
 
   const tensor a = f32({2}, {1, 2}), b = f32({2}, {3, 4});
-  r = run_model_ok(make_model(OpT::PACK, {{scalar_i32(1), role::constant}, {a, role::input}, {b, role::input}},
-                              {decl(OT::TENSOR_FLOAT32, {0, 0})}));
+  r = run_model_ok(single_with_inputs(OpT::PACK, {scalar_i32(1), a, b}, {decl(OT::TENSOR_FLOAT32, {0, 0})}, {1, 2}));
   CHECK(r.outs[0].dims == dims_t{2, 2});
-  CHECK(floats(r.outs[0]) == std::vector<float>{1, 3, 2, 4});
+  CHECK(compare(r.outs[0], {1, 3, 2, 4}, true) == "");
 
-  r = run_model_ok(make_model(OpT::REVERSE, {{f32({2, 2}, {1, 2, 3, 4}), role::input}, {vec({1}), role::constant}},
-                              {decl(OT::TENSOR_FLOAT32, {2, 2})}));
-  CHECK(floats(r.outs[0]) == std::vector<float>{2, 1, 4, 3});
+  r = run_model_ok(single(OpT::REVERSE, {f32({2, 2}, {1, 2, 3, 4}), vec({1})}, {decl(OT::TENSOR_FLOAT32, {2, 2})}));
+  CHECK(compare(r.outs[0], {2, 1, 4, 3}, true) == "");
 
-  r = run_model_ok(make_model(OpT::EXPAND_DIMS, {{f32({2}, {1, 2}), role::input}, {scalar_i32(0), role::constant}},
-                              {decl(OT::TENSOR_FLOAT32, {})}));
+  r = run_model_ok(single(OpT::EXPAND_DIMS, {f32({2}, {1, 2}), scalar_i32(0)}, {decl(OT::TENSOR_FLOAT32)}));
   CHECK(r.outs[0].dims == dims_t{1, 2});
 }
 
 TEST_CASE("validation: a declared output shape that disagrees with inference is rejected") {
-  auto m = make_model(OpT::TRANSPOSE, {{in_f32({2, 3}), role::input}, {vec({1, 0}), role::constant}},
-                      {decl(OT::TENSOR_FLOAT32, {2, 3})});
-  const auto r = run_model(m);
-  CHECK(!r.prepared);
+  CHECK(!prepares(single(OpT::TRANSPOSE, {in_f32({2, 3}), vec({1, 0})}, {decl(OT::TENSOR_FLOAT32, {2, 3})})));
   // strided_slice_invalid_output_dims (CTS V1_2): shrinking a dimension of 2 elements.
-  m = make_model(OpT::STRIDED_SLICE,
-                 {{in_f32({2, 3}), role::input},
-                  {vec({0, 0}), role::constant},
-                  {vec({2, 3}), role::constant},
-                  {vec({1, 1}), role::constant},
-                  {scalar_i32(0), role::constant},
-                  {scalar_i32(0), role::constant},
-                  {scalar_i32(1), role::constant}},
-                 {decl(OT::TENSOR_FLOAT32, {3})});
-  const auto r2 = run_model(m);
-  CHECK(!r2.prepared);
-  CHECK(r2.message.find("shrink_axis_mask") != std::string::npos);
+  const auto m = single(OpT::STRIDED_SLICE,
+                        {in_f32({2, 3}), vec({0, 0}), vec({2, 3}), vec({1, 1}), scalar_i32(0), scalar_i32(0),
+                         scalar_i32(1)},
+                        {decl(OT::TENSOR_FLOAT32, {3})});
+  const auto r = prepare_only(m.model);
+  CHECK(r.status != ty::ErrorStatus::NONE);
+  CHECK(r.message.find("shrink_axis_mask") != std::string::npos);
 }
 
 }  // namespace

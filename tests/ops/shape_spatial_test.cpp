@@ -23,376 +23,64 @@
 #include <string>
 #include <vector>
 
-#include "nnhal/exec/driver.hpp"
-#include "nnhal/ops/families/shape_spatial.hpp"
-#include "nnhal/types/operations.hpp"
+#include "nnhal/ops/resize_bilinear.hpp"
 #include "nnhal/types/validate.hpp"
-#include "support/model_builder.hpp"
+#include "support/op_runner.hpp"
 
 namespace {
 
-namespace ty = nnhal::types;
-namespace sig = nnhal::types::sig;
-using ty::dims_t;
-using OT = ty::OperandType;
-using OpT = ty::OperationType;
-using HV = ty::HalVersion;
-using sig::operand_desc;
+using namespace nnhal::test::op;
 
-constexpr double f32_atol = 9.999999747378752e-06;
-constexpr double f32_rtol = 5.9604644775390625e-07;
-constexpr double f16_tol = 0.0048828125;
-
-std::size_t count_of(const dims_t& d) {
-  std::size_t n = 1;
-  for (auto e : d) n *= e;
-  return n;
-}
-bool is_quant8(OT t) { return t == OT::TENSOR_QUANT8_ASYMM || t == OT::TENSOR_QUANT8_ASYMM_SIGNED; }
-
-// ---------------------------------------------------------------------------------
-// Tensors with their bytes
-// ---------------------------------------------------------------------------------
-
-struct tensor {
-  OT type = OT::TENSOR_FLOAT32;
-  dims_t dims;
-  float scale = 0.0f;
-  std::int32_t zp = 0;
-  std::vector<std::byte> bytes;
-  bool has_value = true;
-
-  std::size_t count() const { return count_of(dims); }
-  std::size_t esize() const { return ty::type_info(type).element_size; }
-  template <class S>
-  S get(std::size_t i) const {
-    S s;
-    std::memcpy(&s, bytes.data() + i * sizeof(S), sizeof(S));
-    return s;
-  }
-  template <class S>
-  void set(std::size_t i, S v) {
-    std::memcpy(bytes.data() + i * sizeof(S), &v, sizeof(S));
-  }
-  std::int64_t raw(std::size_t i) const {
-    switch (type) {
-      case OT::TENSOR_QUANT8_ASYMM: return get<std::uint8_t>(i);
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED: return get<std::int8_t>(i);
-      case OT::TENSOR_INT32: return get<std::int32_t>(i);
-      default: return 0;
-    }
-  }
-  double value(std::size_t i) const {  // float value, or the stored integer
-    switch (type) {
-      case OT::TENSOR_FLOAT32: return get<float>(i);
-      case OT::TENSOR_FLOAT16: return static_cast<double>(ty::to_float(get<ty::float16>(i)));
-      default: return static_cast<double>(raw(i));
-    }
-  }
-  bool same_element(std::size_t i, const tensor& other, std::size_t j) const {
-    return std::memcmp(bytes.data() + i * esize(), other.bytes.data() + j * other.esize(), esize()) == 0;
-  }
-};
-
-tensor make_tensor(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.bytes.resize(x.count() * ty::type_info(t).element_size);
-  return x;
-}
-tensor decl(OT t, dims_t d, float scale = 0.0f, std::int32_t zp = 0) {
-  tensor x;
-  x.type = t;
-  x.dims = std::move(d);
-  x.scale = scale;
-  x.zp = zp;
-  x.has_value = false;
-  return x;
-}
-tensor i32s(std::int32_t v) {
-  tensor x = make_tensor(OT::INT32, {});
-  x.set(0, v);
-  return x;
-}
-tensor f32s(float v) {
-  tensor x = make_tensor(OT::FLOAT32, {});
-  x.set(0, v);
-  return x;
-}
-tensor f16s(float v) {
-  tensor x = make_tensor(OT::FLOAT16, {});
-  x.set(0, ty::to_float16(v));
-  return x;
-}
-tensor bools(bool v) {
-  tensor x = make_tensor(OT::BOOL, {});
-  x.set(0, static_cast<std::uint8_t>(v ? 1 : 0));
-  return x;
-}
-tensor i32t(dims_t d, const std::vector<std::int32_t>& v) {
-  tensor x = make_tensor(OT::TENSOR_INT32, std::move(d));
-  REQUIRE(v.size() == x.count());
-  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
-  return x;
-}
-tensor f32t(dims_t d, const std::vector<float>& v) {
-  tensor x = make_tensor(OT::TENSOR_FLOAT32, std::move(d));
-  REQUIRE(v.size() == x.count());
-  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
-  return x;
-}
-tensor qu8t(dims_t d, float scale, std::int32_t zp, const std::vector<int>& v) {
-  tensor x = make_tensor(OT::TENSOR_QUANT8_ASYMM, std::move(d), scale, zp);
-  REQUIRE(v.size() == x.count());
-  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, static_cast<std::uint8_t>(v[i]));
-  return x;
-}
-tensor to_signed(const tensor& u) {
-  if (u.type != OT::TENSOR_QUANT8_ASYMM) return u;
-  tensor s = u;
-  s.type = OT::TENSOR_QUANT8_ASYMM_SIGNED;
-  s.zp = u.zp - 128;
-  if (u.has_value)
-    for (std::size_t i = 0; i < u.count(); ++i)
-      s.set(i, static_cast<std::int8_t>(static_cast<int>(u.get<std::uint8_t>(i)) - 128));
-  return s;
-}
-
-const std::byte* nonnull_empty() {
-  static const std::byte b[16]{};
-  return b;
-}
-operand_desc desc_of(const tensor& t) {
-  operand_desc d;
-  d.type = t.type;
-  d.dims = t.dims;
-  d.scale = t.scale;
-  d.zero_point = t.zp;
-  if (t.has_value) {
-    d.value = t.bytes.empty() ? nonnull_empty() : t.bytes.data();
-    d.value_size = t.bytes.size();
-  }
-  return d;
+/// Element i of `t`: the float value, or the stored integer (quantized types, int32).
+double value(const tensor& t, std::size_t i) { return is_quant8(t.type) ? static_cast<double>(t.raw(i)) : t.real(i); }
+/// Element i of `a` and element j of `b` hold the same bytes.
+bool same_element(const tensor& a, std::size_t i, const tensor& b, std::size_t j) {
+  const std::size_t es = ty::type_info(a.type).element_size;
+  return std::memcmp(a.bytes.data() + i * es, b.bytes.data() + j * es, es) == 0;
 }
 
 // ---------------------------------------------------------------------------------
-// Calling infer and the bound kernel directly; the output sits between guard bytes
+// Shape inference, kernels on a split context, one-operation models
 // ---------------------------------------------------------------------------------
 
-ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool executing,
-                              HV* version = nullptr) {
-  std::vector<operand_desc> in;
-  for (const auto& t : ins) in.push_back(desc_of(t));
-  operand_desc od = desc_of(out_decl);
-  od.value = nullptr;
-  od.value_size = 0;
-  const std::vector<operand_desc> outs{od};
-  const ty::op_entry* e = ty::find_operation(op);
-  REQUIRE(e != nullptr);
-  REQUIRE((e->infer != nullptr));
-  return e->infer(sig::infer_context{op, in, outs, executing, version});
-}
-
-/// The error message of a failing execution-time infer ("" if it succeeds).
+/// The error message of a failing shape inference ("" if it succeeds).
 std::string infer_error(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool executing = true) {
-  auto r = infer(op, ins, out_decl, executing);
+  auto r = infer(op, ins, {out_decl}, executing);
   return r ? std::string() : r.err().message;
 }
 
-struct kernel_result {
-  bool ok = false;
-  std::string error;
-  tensor out;
+/// A two-way "parallel" context that runs its chunks in reverse order on this thread, to
+/// check the row split covers the output exactly once.
+struct reversed_context final : nnhal::exec::parallel_context {
+  std::size_t concurrency() const noexcept override { return 2; }
+  void parallel_for(std::size_t n, std::size_t, nnhal::exec::range_fn fn) override {
+    const std::size_t mid = n / 2;
+    if (mid < n) fn(mid, n);
+    if (mid > 0) fn(0, mid);
+  }
 };
 
-constexpr std::byte guard_byte{0x5A};
-
-/// `direct`: run this kernel instead of the one bind() picks.
-kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool parallel = false,
-                         const nnhal::ops::kernel& direct = {}) {
-  kernel_result r;
-  std::vector<operand_desc> in;
-  for (const auto& t : ins) in.push_back(desc_of(t));
-  auto shapes = infer(op, ins, out_decl, true);
-  if (!shapes) {
-    r.error = "infer: " + shapes.err().message;
-    return r;
-  }
-  REQUIRE(shapes->size() == 1);
-  r.out = make_tensor(out_decl.type, (*shapes)[0], out_decl.scale, out_decl.zp);
-  operand_desc od = desc_of(out_decl);
-  od.value = nullptr;
-  od.value_size = 0;
-  od.dims = r.out.dims;
-  const std::vector<operand_desc> outs{od};
-  ty::Operation operation;
-  operation.type = op;
-  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
-  operation.outputs.push_back(static_cast<std::uint32_t>(ins.size()));
-  auto bound = nnhal::ops::families::bind_shape_spatial(nnhal::ops::bind_context{operation, in, outs, false});
-  REQUIRE(bound.has_value());
-  if (!*bound) {
-    r.error = "bind: " + bound->err().message;
-    return r;
-  }
-  const nnhal::ops::kernel& k = direct ? direct : **bound;
-  constexpr std::size_t guard = 64;
-  std::vector<std::byte> buf(guard + r.out.bytes.size() + guard, guard_byte);
-  const std::array<std::byte*, 1> out_data{buf.data() + guard};
-  // A two-way "parallel" context that runs its chunks in reverse order on this thread, to
-  // check the row split covers the output exactly once.
-  struct reversed_context final : nnhal::exec::parallel_context {
-    std::size_t concurrency() const noexcept override { return 2; }
-    void parallel_for(std::size_t n, std::size_t, nnhal::exec::range_fn fn) override {
-      const std::size_t mid = n / 2;
-      if (mid < n) fn(mid, n);
-      if (mid > 0) fn(0, mid);
-    }
-  } reversed;
-  nnhal::exec::serial_context serial;
-  nnhal::exec::parallel_context* par = parallel ? static_cast<nnhal::exec::parallel_context*>(&reversed) : &serial;
-  k(nnhal::ops::kernel_io{in, outs, out_data, par});
-  for (std::size_t i = 0; i < guard; ++i) {
-    if (buf[i] != guard_byte || buf[buf.size() - 1 - i] != guard_byte) {
-      r.error = "the kernel wrote outside its output";
-      return r;
-    }
-  }
-  if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_data[0], r.out.bytes.size());
-  r.ok = true;
-  return r;
-}
-
-tensor run_ok(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool parallel = false,
-              const nnhal::ops::kernel& direct = {}) {
-  kernel_result r = run_kernel(op, ins, out_decl, parallel, direct);
+/// run_ok1, on a reversed_context when `parallel`.
+tensor run_split(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool parallel) {
+  reversed_context reversed;
+  kernel_result r = run_kernel(op, ins, {out_decl}, parallel ? &reversed : nullptr);
   REQUIRE_MESSAGE(r.ok, r.error);
-  return r.out;
+  CHECK_MESSAGE(r.guards_intact, "the kernel wrote outside its output");
+  return r.outs[0];
 }
 
-// ---------------------------------------------------------------------------------
-// One-operation models through validate / prepare / execute
-// ---------------------------------------------------------------------------------
-
-struct one_op_model {
-  ty::Model model;
-  std::vector<tensor> inputs;
-  std::vector<tensor> outputs;
-
-  std::uint32_t operand(const tensor& t, ty::OperandLifeTime lt) {
-    ty::Operand o;
-    o.type = t.type;
-    o.dimensions = t.dims;
-    o.scale = t.scale;
-    o.zeroPoint = t.zp;
-    o.lifetime = lt;
-    model.main.operands.push_back(o);
-    return static_cast<std::uint32_t>(model.main.operands.size() - 1);
-  }
-  std::uint32_t input(const tensor& t) {
-    const auto i = operand(t, ty::OperandLifeTime::SUBGRAPH_INPUT);
-    model.main.inputIndexes.push_back(i);
-    inputs.push_back(t);
-    return i;
-  }
-  std::uint32_t constant(const tensor& t) {
-    auto& v = model.operandValues;
-    while (v.size() % 8) v.push_back(0);
-    const auto i = operand(t, ty::OperandLifeTime::CONSTANT_COPY);
-    model.main.operands[i].location = {0, static_cast<std::uint32_t>(v.size()), static_cast<std::uint32_t>(t.bytes.size())};
-    for (auto b : t.bytes) v.push_back(static_cast<std::uint8_t>(b));
-    return i;
-  }
-  std::uint32_t output(const tensor& d) {
-    const auto i = operand(d, ty::OperandLifeTime::SUBGRAPH_OUTPUT);
-    model.main.outputIndexes.push_back(i);
-    outputs.push_back(d);
-    return i;
-  }
-  void operation(OpT type, std::vector<std::uint32_t> ins, std::uint32_t out) {
-    for (auto i : ins) ++model.main.operands[i].numberOfConsumers;
-    model.main.operations.push_back(ty::Operation{type, std::move(ins), {out}});
-  }
-};
-
-/// A model of `op` whose first input is a model input; the rest are constants unless their
-/// index is in `as_inputs`.
-one_op_model single(OpT op, const std::vector<tensor>& ins, const tensor& out_decl,
-                    std::vector<std::size_t> as_inputs = {}) {
-  one_op_model m;
-  std::vector<std::uint32_t> idx;
-  for (std::size_t k = 0; k < ins.size(); ++k) {
-    const bool input = k == 0 || std::find(as_inputs.begin(), as_inputs.end(), k) != as_inputs.end();
-    idx.push_back(input ? m.input(ins[k]) : m.constant(ins[k]));
-  }
-  const auto out = m.output(out_decl);
-  m.operation(op, idx, out);
-  return m;
-}
-
-struct model_result {
-  ty::ErrorStatus status = ty::ErrorStatus::NONE;
-  std::string message;
-  tensor out;
-};
-
-model_result run_model(const one_op_model& m) {
-  model_result r;
-  auto pm = nnhal::exec::prepare(m.model);
-  if (!pm) {
-    r.status = pm.err().status;
-    r.message = pm.err().message;
-    return r;
-  }
-  std::vector<std::uint32_t> offsets;
-  std::size_t total = 0;
-  for (const auto& t : m.inputs) {
-    total = (total + 7) / 8 * 8;
-    offsets.push_back(static_cast<std::uint32_t>(total));
-    total += t.bytes.size();
-  }
-  ty::Memory in_pool = ty::Memory::allocate(total + 8);
-  ty::Request req;
-  for (std::size_t k = 0; k < m.inputs.size(); ++k) {
-    const auto& t = m.inputs[k];
-    if (!t.bytes.empty()) std::memcpy(in_pool.data + offsets[k], t.bytes.data(), t.bytes.size());
-    ty::RequestArgument a;
-    a.location = {0, offsets[k], static_cast<std::uint32_t>(t.bytes.size())};
-    req.inputs.push_back(a);
-  }
-  constexpr std::uint32_t capacity = 1u << 16;
-  ty::Memory out_pool = ty::Memory::allocate(capacity);
-  ty::RequestArgument o;
-  o.location = {1, 0, capacity};
-  req.outputs.push_back(o);
-  req.pools = {in_pool, out_pool};
-  const auto outcome = nnhal::exec::execute(**pm, req);
-  r.status = outcome.status;
-  r.message = outcome.message;
-  if (outcome.status == ty::ErrorStatus::NONE) {
-    REQUIRE(outcome.outputShapes.size() == 1);
-    const tensor& d = m.outputs[0];
-    r.out = make_tensor(d.type, outcome.outputShapes[0].dimensions, d.scale, d.zp);
-    if (!r.out.bytes.empty()) std::memcpy(r.out.bytes.data(), out_pool.data, r.out.bytes.size());
-  }
-  return r;
-}
-
+/// `op` through prepare and execute with its first input a model input, the rest constants.
 tensor run_golden(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
-  const auto r = run_model(single(op, ins, out_decl));
-  REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-  return r.out;
+  return run_model_ok(single(op, ins, {out_decl})).outs[0];
 }
 
-/// As single(), with the output declared at the shape execution-time inference gives (a
-/// model whose output shapes are all known: no dynamic-shape version bump).
+/// A model of `op` whose `as_inputs` are model inputs, with the output declared at the
+/// shape execution-time inference gives (all output shapes known: no dynamic-shape version
+/// bump).
 one_op_model single_static(OpT op, const std::vector<tensor>& ins, tensor out_decl,
-                           std::vector<std::size_t> as_inputs = {}) {
-  if (auto r = infer(op, ins, out_decl, true)) out_decl.dims = (*r)[0];
-  return single(op, ins, out_decl, std::move(as_inputs));
+                           const std::vector<std::size_t>& as_inputs = {0}) {
+  if (auto r = infer(op, ins, {out_decl}, true)) out_decl.dims = (*r)[0];
+  return single_with_inputs(op, ins, {out_decl}, as_inputs);
 }
 
 /// validate_model's minimum HAL version for a one-op model, or the error message.
@@ -462,27 +150,19 @@ std::string check_gather(const tensor& in, const tensor& out, const std::vector<
   if (out.count() != src.size())
     return "element count " + std::to_string(out.count()) + ", expected " + std::to_string(src.size());
   for (std::size_t i = 0; i < src.size(); ++i) {
-    const bool ok = src[i] < 0 ? (pad && out.same_element(i, *pad, 0))
-                               : out.same_element(i, in, static_cast<std::size_t>(src[i]));
+    const bool ok = src[i] < 0 ? (pad && same_element(out, i, *pad, 0))
+                               : same_element(out, i, in, static_cast<std::size_t>(src[i]));
     if (!ok) {
       std::ostringstream os;
-      os << "element " << i << ": got " << out.value(i) << ", expected ";
+      os << "element " << i << ": got " << value(out, i) << ", expected ";
       if (src[i] < 0) os << "the pad value";
-      else os << "input element " << src[i] << " = " << in.value(static_cast<std::size_t>(src[i]));
+      else os << "input element " << src[i] << " = " << value(in, static_cast<std::size_t>(src[i]));
       return os.str();
     }
   }
   return {};
 }
 
-/// Unsigned and signed runs of the same case agree exactly (raw - 128).
-void check_parity(const tensor& u, const tensor& s) {
-  REQUIRE(u.type == OT::TENSOR_QUANT8_ASYMM);
-  REQUIRE(s.type == OT::TENSOR_QUANT8_ASYMM_SIGNED);
-  REQUIRE(u.dims == s.dims);
-  for (std::size_t i = 0; i < u.count(); ++i)
-    if (u.raw(i) - 128 != s.raw(i)) FAIL("parity: element ", i, ": unsigned ", u.raw(i), ", signed ", s.raw(i));
-}
 
 /// The output declaration of an op whose output keeps the input's type and quantization.
 tensor out_like(const tensor& in) { return decl(in.type, {}, in.scale, in.zp); }
@@ -537,7 +217,7 @@ tensor paddings_tensor(const std::vector<std::array<int, 2>>& p) {
     v.push_back(a);
     v.push_back(b);
   }
-  return i32t({static_cast<std::uint32_t>(p.size()), 2}, v);
+  return i32_tensor({static_cast<std::uint32_t>(p.size()), 2}, v);
 }
 
 TEST_CASE("PAD / PAD_V2: every type, random ranks and paddings, against the index oracle") {
@@ -558,24 +238,24 @@ TEST_CASE("PAD / PAD_V2: every type, random ranks and paddings, against the inde
     if (v2) {
       if (t == OT::TENSOR_FLOAT32) {
         const float v = static_cast<float>(unif(rng, -5, 5));
-        ins.push_back(f32s(v));
+        ins.push_back(scalar_f32(v));
         pad.set(0, v);
       } else if (t == OT::TENSOR_FLOAT16) {
         const float v = static_cast<float>(unif(rng, -5, 5));
-        ins.push_back(f16s(v));
+        ins.push_back(scalar_f16(v));
         pad.set(0, ty::to_float16(v));
       } else {
         const int v = t == OT::TENSOR_QUANT8_ASYMM ? uni(rng, 0, 255) : uni(rng, -128, 127);
-        ins.push_back(i32s(v));
+        ins.push_back(scalar_i32(v));
         if (t == OT::TENSOR_QUANT8_ASYMM) pad.set(0, static_cast<std::uint8_t>(v));
         else pad.set(0, static_cast<std::int8_t>(v));
       }
     }
     const OpT op = v2 ? OpT::PAD_V2 : OpT::PAD;
-    const tensor out = run_ok(op, ins, out_like(in));
+    const tensor out = run_ok1(op, ins, out_like(in));
     const auto src = pad_sources(d, p, -1);
     CHECK_MESSAGE(check_gather(in, out, src, &pad) == "", check_gather(in, out, src, &pad));
-    if (t == OT::TENSOR_QUANT8_ASYMM && !v2) check_parity(out, run_ok(op, {to_signed(in), ins[1]}, out_like(to_signed(in))));
+    if (t == OT::TENSOR_QUANT8_ASYMM && !v2) CHECK(signed_parity(out, run_ok1(op, {to_signed(in), ins[1]}, out_like(to_signed(in)))) == "");
   }
 }
 
@@ -595,23 +275,23 @@ TEST_CASE("MIRROR_PAD: REFLECT and SYMMETRIC, ranks 1..5, every type including T
     }
     const tensor in = random_tensor(rng, t, d);
     CAPTURE(iter);
-    const tensor out = run_ok(OpT::MIRROR_PAD, {in, paddings_tensor(p), i32s(mode)}, out_like(in));
+    const tensor out = run_ok1(OpT::MIRROR_PAD, {in, paddings_tensor(p), scalar_i32(mode)}, out_like(in));
     const auto src = pad_sources(d, p, mode);
     CHECK_MESSAGE(check_gather(in, out, src) == "", check_gather(in, out, src));
   }
 }
 
 TEST_CASE("MIRROR_PAD / PAD: the HAL's worked examples") {
-  const tensor in = f32t({3}, {1, 2, 3});
-  const tensor reflect = run_golden(OpT::MIRROR_PAD, {in, i32t({1, 2}, {0, 2}), i32s(0)}, decl(OT::TENSOR_FLOAT32, {5}));
-  const tensor symmetric = run_golden(OpT::MIRROR_PAD, {in, i32t({1, 2}, {0, 2}), i32s(1)}, decl(OT::TENSOR_FLOAT32, {5}));
+  const tensor in = values(OT::TENSOR_FLOAT32, {3}, {1, 2, 3});
+  const tensor reflect = run_golden(OpT::MIRROR_PAD, {in, i32_tensor({1, 2}, {0, 2}), scalar_i32(0)}, decl(OT::TENSOR_FLOAT32, {5}));
+  const tensor symmetric = run_golden(OpT::MIRROR_PAD, {in, i32_tensor({1, 2}, {0, 2}), scalar_i32(1)}, decl(OT::TENSOR_FLOAT32, {5}));
   const std::vector<float> want_r{1, 2, 3, 2, 1}, want_s{1, 2, 3, 3, 2};
   for (std::size_t i = 0; i < 5; ++i) {
     CHECK(reflect.get<float>(i) == want_r[i]);
     CHECK(symmetric.get<float>(i) == want_s[i]);
   }
   // PAD of a quantized tensor fills with the zero point (HAL 1.2+), here 7.
-  const tensor q = run_golden(OpT::PAD, {qu8t({1, 2}, 0.5f, 7, {10, 20}), i32t({2, 2}, {1, 0, 1, 1})},
+  const tensor q = run_golden(OpT::PAD, {values(OT::TENSOR_QUANT8_ASYMM, {1, 2}, {10, 20}, 0.5f, 7), i32_tensor({2, 2}, {1, 0, 1, 1})},
                               decl(OT::TENSOR_QUANT8_ASYMM, {2, 4}, 0.5f, 7));
   const std::vector<int> want_q{7, 7, 7, 7, 7, 10, 20, 7};
   REQUIRE(q.dims == dims_t{2, 4});
@@ -621,54 +301,53 @@ TEST_CASE("MIRROR_PAD / PAD: the HAL's worked examples") {
 TEST_CASE("PAD family: shape inference and rejected operands") {
   const tensor in = decl(OT::TENSOR_FLOAT32, {2, 3});
   SUBCASE("validation: unknown extents stay unknown, the rank may come from the paddings") {
-    auto r = infer(OpT::PAD, {decl(OT::TENSOR_FLOAT32, {2, 0}), i32t({2, 2}, {1, 1, 2, 0})}, out_like(in), false);
+    auto r = infer(OpT::PAD, {decl(OT::TENSOR_FLOAT32, {2, 0}), i32_tensor({2, 2}, {1, 1, 2, 0})}, {out_like(in)}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{4, 0});
-    r = infer(OpT::PAD, {decl(OT::TENSOR_FLOAT32, {}), decl(OT::TENSOR_INT32, {3, 2})}, out_like(in), false);
+    r = infer(OpT::PAD, {decl(OT::TENSOR_FLOAT32, {}), decl(OT::TENSOR_INT32, {3, 2})}, {out_like(in)}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{0, 0, 0});
-    r = infer(OpT::PAD, {decl(OT::TENSOR_FLOAT32, {}), decl(OT::TENSOR_INT32, {})}, out_like(in), false);
+    r = infer(OpT::PAD, {decl(OT::TENSOR_FLOAT32, {}), decl(OT::TENSOR_INT32, {})}, {out_like(in)}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0].empty());
   }
   SUBCASE("bad paddings") {
-    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), i32t({3, 2}, {0, 0, 0, 0, 0, 0})},
+    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), i32_tensor({3, 2}, {0, 0, 0, 0, 0, 0})},
                       out_like(in))
               .starts_with("paddings: shape [3, 2]"));
-    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), i32t({4}, {0, 0, 0, 0})}, out_like(in))
+    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), i32_tensor({4}, {0, 0, 0, 0})}, out_like(in))
               .starts_with("paddings: rank 1"));
-    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), i32t({2, 2}, {0, 0, -1, 0})}, out_like(in))
+    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), i32_tensor({2, 2}, {0, 0, -1, 0})}, out_like(in))
               .starts_with("paddings: before-padding of dimension 1 is -1"));
     CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {2, 3}), decl(OT::TENSOR_INT32, {2, 2})}, out_like(in))
               .starts_with("paddings: no value"));
   }
   SUBCASE("rank and quantization") {
-    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 1}), i32t({5, 2}, std::vector<int>(10, 0))},
+    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 1}), i32_tensor({5, 2}, std::vector<int>(10, 0))},
                       out_like(in))
               .starts_with("input: rank 5"));
-    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {}), i32t({0, 2}, {})}, out_like(in))
+    CHECK(infer_error(OpT::PAD, {make_tensor(OT::TENSOR_FLOAT32, {}), i32_tensor({0, 2}, {})}, out_like(in))
               .starts_with("input: rank 0"));
     const tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {2}, 0.5f, 3);
-    CHECK(infer_error(OpT::PAD, {q, i32t({1, 2}, {1, 1})}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 4))
+    CHECK(infer_error(OpT::PAD, {q, i32_tensor({1, 2}, {1, 1})}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.5f, 4))
               .starts_with("output: scale"));
   }
   SUBCASE("PAD_V2 pad value must be a stored value of the type") {
     const tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {2}, 0.5f, 3);
-    CHECK(infer_error(OpT::PAD_V2, {q, i32t({1, 2}, {1, 1}), i32s(256)}, out_like(q)).starts_with("pad_value: 256"));
+    CHECK(infer_error(OpT::PAD_V2, {q, i32_tensor({1, 2}, {1, 1}), scalar_i32(256)}, out_like(q)).starts_with("pad_value: 256"));
     const tensor s = make_tensor(OT::TENSOR_QUANT8_ASYMM_SIGNED, {2}, 0.5f, 3);
-    CHECK(infer_error(OpT::PAD_V2, {s, i32t({1, 2}, {1, 1}), i32s(-129)}, out_like(s)).starts_with("pad_value: -129"));
-    CHECK(infer_error(OpT::PAD_V2, {s, i32t({1, 2}, {1, 1}), i32s(-128)}, out_like(s)) == "");
+    CHECK(infer_error(OpT::PAD_V2, {s, i32_tensor({1, 2}, {1, 1}), scalar_i32(-129)}, out_like(s)).starts_with("pad_value: -129"));
+    CHECK(infer_error(OpT::PAD_V2, {s, i32_tensor({1, 2}, {1, 1}), scalar_i32(-128)}, out_like(s)) == "");
   }
   SUBCASE("MIRROR_PAD mode and bounds") {
     const tensor x = make_tensor(OT::TENSOR_INT32, {3});
-    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32t({1, 2}, {0, 3}), i32s(0)}, out_like(x))
+    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32_tensor({1, 2}, {0, 3}), scalar_i32(0)}, out_like(x))
               .starts_with("paddings: dimension 0 of extent 3"));
-    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32t({1, 2}, {0, 3}), i32s(1)}, out_like(x)) == "");
-    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32t({1, 2}, {0, 4}), i32s(1)}, out_like(x)).starts_with("paddings:"));
-    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32t({1, 2}, {0, 1}), i32s(2)}, out_like(x)).starts_with("mode: 2"));
+    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32_tensor({1, 2}, {0, 3}), scalar_i32(1)}, out_like(x)) == "");
+    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32_tensor({1, 2}, {0, 4}), scalar_i32(1)}, out_like(x)).starts_with("paddings:"));
+    CHECK(infer_error(OpT::MIRROR_PAD, {x, i32_tensor({1, 2}, {0, 1}), scalar_i32(2)}, out_like(x)).starts_with("mode: 2"));
     auto r = infer(OpT::MIRROR_PAD, {make_tensor(OT::TENSOR_INT32, {1, 1, 1, 1, 1, 2}),
-                                     i32t({6, 2}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1}), i32s(1)},
-                   out_like(x), true);
+                                     i32_tensor({6, 2}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1}), scalar_i32(1)}, {out_like(x)}, true);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{1, 1, 1, 1, 2, 5});
   }
@@ -697,14 +376,14 @@ void image_op_sweep(OpT op, std::uint32_t seed, int cases, MakeCase make_case) {
     const tensor in = random_tensor(rng, t, d);
     std::vector<tensor> ins{in};
     for (const auto& p : params) ins.push_back(p);
-    if (nchw || iter % 3 == 0) ins.push_back(bools(nchw));  // NHWC: the flag is optional
-    const tensor out = run_ok(op, ins, out_like(in));
+    if (nchw || iter % 3 == 0) ins.push_back(scalar_bool(nchw));  // NHWC: the flag is optional
+    const tensor out = run_ok1(op, ins, out_like(in));
     const tensor pad = zero_of(in);
     const auto src = sources(d);
     CHECK_MESSAGE(check_gather(in, out, src, &pad) == "", check_gather(in, out, src, &pad));
     if (t == OT::TENSOR_QUANT8_ASYMM) {
       ins[0] = to_signed(in);
-      check_parity(out, run_ok(op, ins, out_like(ins[0])));
+      CHECK(signed_parity(out, run_ok1(op, ins, out_like(ins[0]))) == "");
     }
   }
 }
@@ -714,7 +393,7 @@ TEST_CASE("DEPTH_TO_SPACE: out(n, y, x, c) = in(n, y/b, x/b, ((y%b)*b + x%b)*C' 
     const int b = uni(rng, 1, 3);
     e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(uni(rng, 1, 3)),
          static_cast<std::size_t>(uni(rng, 1, 3)), static_cast<std::size_t>(b * b * uni(rng, 1, 3))};
-    params = {i32s(b)};
+    params = {scalar_i32(b)};
     const image in_e = e;
     sources = [=](const dims_t& d) {
       const std::size_t B = static_cast<std::size_t>(b), oc = in_e.c / (B * B);
@@ -736,7 +415,7 @@ TEST_CASE("SPACE_TO_DEPTH: out(n, y/b, x/b, ((y%b)*b + x%b)*C + c) = in(n, y, x,
     const int b = uni(rng, 1, 3);
     e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(b * uni(rng, 1, 3)),
          static_cast<std::size_t>(b * uni(rng, 1, 3)), static_cast<std::size_t>(uni(rng, 1, 3))};
-    params = {i32s(b)};
+    params = {scalar_i32(b)};
     const image in_e = e;
     sources = [=](const dims_t& d) {
       const std::size_t B = static_cast<std::size_t>(b);
@@ -759,7 +438,7 @@ TEST_CASE("BATCH_TO_SPACE_ND: in batch ((dy*bw)+dx)*N + n fills output batch n a
     const std::size_t out_n = static_cast<std::size_t>(uni(rng, 0, 2));
     e = {out_n * static_cast<std::size_t>(bh * bw), static_cast<std::size_t>(uni(rng, 1, 3)),
          static_cast<std::size_t>(uni(rng, 1, 3)), static_cast<std::size_t>(uni(rng, 1, 3))};
-    params = {i32t({2}, {bh, bw})};
+    params = {i32_tensor({2}, {bh, bw})};
     const image in_e = e;
     sources = [=](const dims_t& d) {
       const std::size_t BH = static_cast<std::size_t>(bh), BW = static_cast<std::size_t>(bw);
@@ -789,7 +468,7 @@ TEST_CASE("SPACE_TO_BATCH_ND: padded blocks to batches; padding holds zero / the
     const int extra_h = (bh - padded_h % bh) % bh, extra_w = (bw - padded_w % bw) % bw;
     e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(h), static_cast<std::size_t>(w),
          static_cast<std::size_t>(uni(rng, 1, 3))};
-    params = {i32t({2}, {bh, bw}), i32t({2, 2}, {top, bottom + extra_h, left, right + extra_w})};
+    params = {i32_tensor({2}, {bh, bw}), i32_tensor({2, 2}, {top, bottom + extra_h, left, right + extra_w})};
     const image in_e = e;
     sources = [=](const dims_t& d) {
       const std::size_t BH = static_cast<std::size_t>(bh), BW = static_cast<std::size_t>(bw);
@@ -821,12 +500,12 @@ TEST_CASE("SPACE_TO_DEPTH then DEPTH_TO_SPACE, SPACE_TO_BATCH_ND then BATCH_TO_S
     const image e{1 + static_cast<std::size_t>(uni(rng, 0, 1)), static_cast<std::size_t>(b * uni(rng, 1, 3)),
                   static_cast<std::size_t>(b * uni(rng, 1, 3)), static_cast<std::size_t>(uni(rng, 1, 4))};
     const tensor in = random_tensor(rng, OT::TENSOR_FLOAT32, dims_of(e, nchw));
-    const tensor mid = run_ok(OpT::SPACE_TO_DEPTH, {in, i32s(b), bools(nchw)}, out_like(in));
-    const tensor back = run_ok(OpT::DEPTH_TO_SPACE, {mid, i32s(b), bools(nchw)}, out_like(in));
+    const tensor mid = run_ok1(OpT::SPACE_TO_DEPTH, {in, scalar_i32(b), scalar_bool(nchw)}, out_like(in));
+    const tensor back = run_ok1(OpT::DEPTH_TO_SPACE, {mid, scalar_i32(b), scalar_bool(nchw)}, out_like(in));
     CHECK(back.dims == in.dims);
     CHECK(back.bytes == in.bytes);
-    const tensor batched = run_ok(OpT::SPACE_TO_BATCH_ND, {in, i32t({2}, {b, b}), i32t({2, 2}, {0, 0, 0, 0}), bools(nchw)}, out_like(in));
-    const tensor unbatched = run_ok(OpT::BATCH_TO_SPACE_ND, {batched, i32t({2}, {b, b}), bools(nchw)}, out_like(in));
+    const tensor batched = run_ok1(OpT::SPACE_TO_BATCH_ND, {in, i32_tensor({2}, {b, b}), i32_tensor({2, 2}, {0, 0, 0, 0}), scalar_bool(nchw)}, out_like(in));
+    const tensor unbatched = run_ok1(OpT::BATCH_TO_SPACE_ND, {batched, i32_tensor({2}, {b, b}), scalar_bool(nchw)}, out_like(in));
     CHECK(unbatched.dims == in.dims);
     CHECK(unbatched.bytes == in.bytes);
   }
@@ -834,26 +513,26 @@ TEST_CASE("SPACE_TO_DEPTH then DEPTH_TO_SPACE, SPACE_TO_BATCH_ND then BATCH_TO_S
 
 TEST_CASE("image ops: the HAL's worked examples end to end") {
   SUBCASE("DEPTH_TO_SPACE [1,1,1,8] by 2, NHWC and NCHW") {
-    const std::vector<float> v{1.4f, 2.3f, 3.2f, 4.1f, 5.4f, 6.3f, 7.2f, 8.1f};
-    const tensor nhwc = run_golden(OpT::DEPTH_TO_SPACE, {f32t({1, 1, 1, 8}, v), i32s(2)}, decl(OT::TENSOR_FLOAT32, {1, 2, 2, 2}));
+    const std::vector<double> v{1.4f, 2.3f, 3.2f, 4.1f, 5.4f, 6.3f, 7.2f, 8.1f};
+    const tensor nhwc = run_golden(OpT::DEPTH_TO_SPACE, {values(OT::TENSOR_FLOAT32, {1, 1, 1, 8}, v), scalar_i32(2)}, decl(OT::TENSOR_FLOAT32, {1, 2, 2, 2}));
     for (std::size_t i = 0; i < 8; ++i) CHECK(nhwc.get<float>(i) == v[i]);
-    const tensor nchw = run_golden(OpT::DEPTH_TO_SPACE, {f32t({1, 8, 1, 1}, v), i32s(2), bools(true)}, decl(OT::TENSOR_FLOAT32, {1, 2, 2, 2}));
+    const tensor nchw = run_golden(OpT::DEPTH_TO_SPACE, {values(OT::TENSOR_FLOAT32, {1, 8, 1, 1}, v), scalar_i32(2), scalar_bool(true)}, decl(OT::TENSOR_FLOAT32, {1, 2, 2, 2}));
     // NCHW output [1, 2, 2, 2]: channel c at (y, x) came from input channel ((y*2)+x)*2 + c.
     const std::vector<float> want{1.4f, 3.2f, 5.4f, 7.2f, 2.3f, 4.1f, 6.3f, 8.1f};
     for (std::size_t i = 0; i < 8; ++i) CHECK(nchw.get<float>(i) == want[i]);
   }
   SUBCASE("BATCH_TO_SPACE_ND / SPACE_TO_BATCH_ND [4,1,1,1] <-> [1,2,2,1]") {
-    const tensor s = run_golden(OpT::BATCH_TO_SPACE_ND, {f32t({4, 1, 1, 1}, {1, 2, 3, 4}), i32t({2}, {2, 2})}, decl(OT::TENSOR_FLOAT32, {}));
+    const tensor s = run_golden(OpT::BATCH_TO_SPACE_ND, {values(OT::TENSOR_FLOAT32, {4, 1, 1, 1}, {1, 2, 3, 4}), i32_tensor({2}, {2, 2})}, decl(OT::TENSOR_FLOAT32, {}));
     CHECK(s.dims == dims_t{1, 2, 2, 1});
     for (std::size_t i = 0; i < 4; ++i) CHECK(s.get<float>(i) == static_cast<float>(i + 1));
-    const tensor b = run_golden(OpT::SPACE_TO_BATCH_ND, {f32t({1, 2, 2, 1}, {1, 2, 3, 4}), i32t({2}, {2, 2}), i32t({2, 2}, {0, 0, 0, 0})},
+    const tensor b = run_golden(OpT::SPACE_TO_BATCH_ND, {values(OT::TENSOR_FLOAT32, {1, 2, 2, 1}, {1, 2, 3, 4}), i32_tensor({2}, {2, 2}), i32_tensor({2, 2}, {0, 0, 0, 0})},
                                 decl(OT::TENSOR_FLOAT32, {0, 0, 0, 0}));
     CHECK(b.dims == dims_t{4, 1, 1, 1});
     for (std::size_t i = 0; i < 4; ++i) CHECK(b.get<float>(i) == static_cast<float>(i + 1));
   }
   SUBCASE("SPACE_TO_BATCH_ND pads a quantized tensor with its zero point") {
     const tensor b = run_golden(OpT::SPACE_TO_BATCH_ND,
-                                {qu8t({1, 1, 2, 1}, 1.0f, 9, {1, 2}), i32t({2}, {1, 2}), i32t({2, 2}, {0, 0, 1, 1})},
+                                {values(OT::TENSOR_QUANT8_ASYMM, {1, 1, 2, 1}, {1, 2}, 1.0f, 9), i32_tensor({2}, {1, 2}), i32_tensor({2, 2}, {0, 0, 1, 1})},
                                 decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f, 9));
     REQUIRE(b.dims == dims_t{2, 1, 2, 1});
     // Padded row [9, 1, 2, 9]: batch 0 takes columns 0 and 2, batch 1 columns 1 and 3.
@@ -865,41 +544,41 @@ TEST_CASE("image ops: the HAL's worked examples end to end") {
 TEST_CASE("image ops: shape inference and rejected operands") {
   const tensor f = decl(OT::TENSOR_FLOAT32, {});
   SUBCASE("validation: known extents by layout, unknown ones stay unknown") {
-    auto r = infer(OpT::DEPTH_TO_SPACE, {decl(OT::TENSOR_FLOAT32, {0, 2, 3, 8}), i32s(2)}, f, false);
+    auto r = infer(OpT::DEPTH_TO_SPACE, {decl(OT::TENSOR_FLOAT32, {0, 2, 3, 8}), scalar_i32(2)}, {f}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{0, 4, 6, 2});
-    r = infer(OpT::DEPTH_TO_SPACE, {decl(OT::TENSOR_FLOAT32, {1, 8, 2, 0}), i32s(2), bools(true)}, f, false);
+    r = infer(OpT::DEPTH_TO_SPACE, {decl(OT::TENSOR_FLOAT32, {1, 8, 2, 0}), scalar_i32(2), scalar_bool(true)}, {f}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{1, 2, 4, 0});
     // A non-constant layout: only the batch and the rank are known.
-    r = infer(OpT::SPACE_TO_DEPTH, {decl(OT::TENSOR_FLOAT32, {3, 4, 4, 4}), i32s(2), decl(OT::BOOL, {})}, f, false);
+    r = infer(OpT::SPACE_TO_DEPTH, {decl(OT::TENSOR_FLOAT32, {3, 4, 4, 4}), scalar_i32(2), decl(OT::BOOL, {})}, {f}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{3, 0, 0, 0});
-    r = infer(OpT::SPACE_TO_BATCH_ND, {decl(OT::TENSOR_FLOAT32, {2, 3, 3, 1}), i32t({2}, {2, 2}), decl(OT::TENSOR_INT32, {2, 2})}, f, false);
+    r = infer(OpT::SPACE_TO_BATCH_ND, {decl(OT::TENSOR_FLOAT32, {2, 3, 3, 1}), i32_tensor({2}, {2, 2}), decl(OT::TENSOR_INT32, {2, 2})}, {f}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{8, 0, 0, 1});
-    r = infer(OpT::BATCH_TO_SPACE_ND, {decl(OT::TENSOR_FLOAT32, {}), i32t({2}, {2, 2})}, f, false);
+    r = infer(OpT::BATCH_TO_SPACE_ND, {decl(OT::TENSOR_FLOAT32, {}), i32_tensor({2}, {2, 2})}, {f}, false);
     REQUIRE(r.ok());
     CHECK((*r)[0] == dims_t{0, 0, 0, 0});
   }
   SUBCASE("bad operands are named") {
     const tensor x = make_tensor(OT::TENSOR_FLOAT32, {1, 2, 2, 4});
-    CHECK(infer_error(OpT::DEPTH_TO_SPACE, {x, i32s(0)}, f).starts_with("block_size: 0"));
-    CHECK(infer_error(OpT::DEPTH_TO_SPACE, {x, i32s(3)}, f).starts_with("input: depth 4"));
-    CHECK(infer_error(OpT::DEPTH_TO_SPACE, {make_tensor(OT::TENSOR_FLOAT32, {2, 2, 4}), i32s(1)}, f).starts_with("input: rank 3"));
-    CHECK(infer_error(OpT::SPACE_TO_DEPTH, {x, i32s(-1)}, f).starts_with("block_size: -1"));
-    CHECK(infer_error(OpT::SPACE_TO_DEPTH, {make_tensor(OT::TENSOR_FLOAT32, {1, 3, 2, 1}), i32s(2)}, f).starts_with("input: height 3"));
-    CHECK(infer_error(OpT::BATCH_TO_SPACE_ND, {x, i32t({2}, {2, 1})}, f).starts_with("input: batch 1"));
-    CHECK(infer_error(OpT::BATCH_TO_SPACE_ND, {x, i32t({3}, {1, 1, 1})}, f).starts_with("block_shape: shape [3]"));
-    CHECK(infer_error(OpT::BATCH_TO_SPACE_ND, {x, i32t({2}, {1, 0})}, f).starts_with("block_shape: entry 1 is 0"));
-    CHECK(infer_error(OpT::SPACE_TO_BATCH_ND, {x, i32t({2}, {2, 2}), i32t({2, 2}, {0, 1, 0, 0})}, f).starts_with("input: padded height 3"));
-    CHECK(infer_error(OpT::SPACE_TO_BATCH_ND, {x, i32t({2}, {2, 2}), i32t({2, 2}, {0, 0, -2, 2})}, f).starts_with("paddings: before-padding of dimension 1 is -2"));
-    CHECK(infer_error(OpT::SPACE_TO_BATCH_ND, {x, i32t({2}, {2, 2}), i32t({2}, {0, 0})}, f).starts_with("paddings: rank 1"));
+    CHECK(infer_error(OpT::DEPTH_TO_SPACE, {x, scalar_i32(0)}, f).starts_with("block_size: 0"));
+    CHECK(infer_error(OpT::DEPTH_TO_SPACE, {x, scalar_i32(3)}, f).starts_with("input: depth 4"));
+    CHECK(infer_error(OpT::DEPTH_TO_SPACE, {make_tensor(OT::TENSOR_FLOAT32, {2, 2, 4}), scalar_i32(1)}, f).starts_with("input: rank 3"));
+    CHECK(infer_error(OpT::SPACE_TO_DEPTH, {x, scalar_i32(-1)}, f).starts_with("block_size: -1"));
+    CHECK(infer_error(OpT::SPACE_TO_DEPTH, {make_tensor(OT::TENSOR_FLOAT32, {1, 3, 2, 1}), scalar_i32(2)}, f).starts_with("input: height 3"));
+    CHECK(infer_error(OpT::BATCH_TO_SPACE_ND, {x, i32_tensor({2}, {2, 1})}, f).starts_with("input: batch 1"));
+    CHECK(infer_error(OpT::BATCH_TO_SPACE_ND, {x, i32_tensor({3}, {1, 1, 1})}, f).starts_with("block_shape: shape [3]"));
+    CHECK(infer_error(OpT::BATCH_TO_SPACE_ND, {x, i32_tensor({2}, {1, 0})}, f).starts_with("block_shape: entry 1 is 0"));
+    CHECK(infer_error(OpT::SPACE_TO_BATCH_ND, {x, i32_tensor({2}, {2, 2}), i32_tensor({2, 2}, {0, 1, 0, 0})}, f).starts_with("input: padded height 3"));
+    CHECK(infer_error(OpT::SPACE_TO_BATCH_ND, {x, i32_tensor({2}, {2, 2}), i32_tensor({2, 2}, {0, 0, -2, 2})}, f).starts_with("paddings: before-padding of dimension 1 is -2"));
+    CHECK(infer_error(OpT::SPACE_TO_BATCH_ND, {x, i32_tensor({2}, {2, 2}), i32_tensor({2}, {0, 0})}, f).starts_with("paddings: rank 1"));
     const tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {1, 2, 2, 4}, 0.25f, 10);
-    CHECK(infer_error(OpT::SPACE_TO_DEPTH, {q, i32s(2)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.25f, 11)).starts_with("output: scale"));
+    CHECK(infer_error(OpT::SPACE_TO_DEPTH, {q, scalar_i32(2)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.25f, 11)).starts_with("output: scale"));
   }
   SUBCASE("zero batches give zero batches") {
-    const tensor r = run_ok(OpT::DEPTH_TO_SPACE, {make_tensor(OT::TENSOR_FLOAT32, {0, 2, 2, 4}), i32s(2)}, f);
+    const tensor r = run_ok1(OpT::DEPTH_TO_SPACE, {make_tensor(OT::TENSOR_FLOAT32, {0, 2, 2, 4}), scalar_i32(2)}, f);
     CHECK(r.dims == dims_t{0, 4, 4, 1});
   }
 }
@@ -921,7 +600,7 @@ TEST_CASE("CHANNEL_SHUFFLE: output channel k*G + g = input channel g*(C/G) + k, 
     d[a] = static_cast<std::uint32_t>(groups * uni(rng, 1, 3));
     CAPTURE(iter);
     const tensor in = random_tensor(rng, t, d);
-    const tensor out = run_ok(OpT::CHANNEL_SHUFFLE, {in, i32s(groups), i32s(axis)}, out_like(in));
+    const tensor out = run_ok1(OpT::CHANNEL_SHUFFLE, {in, scalar_i32(groups), scalar_i32(axis)}, out_like(in));
     REQUIRE(out.dims == d);
     const std::size_t C = d[a], gs = C / static_cast<std::size_t>(groups);
     std::size_t inner = 1;
@@ -934,23 +613,23 @@ TEST_CASE("CHANNEL_SHUFFLE: output channel k*G + g = input channel g*(C/G) + k, 
     }
     CHECK_MESSAGE(check_gather(in, out, src) == "", check_gather(in, out, src));
     if (t == OT::TENSOR_QUANT8_ASYMM)
-      check_parity(out, run_ok(OpT::CHANNEL_SHUFFLE, {to_signed(in), i32s(groups), i32s(axis)}, out_like(to_signed(in))));
+      CHECK(signed_parity(out, run_ok1(OpT::CHANNEL_SHUFFLE, {to_signed(in), scalar_i32(groups), scalar_i32(axis)}, out_like(to_signed(in)))) == "");
   }
 }
 
 TEST_CASE("CHANNEL_SHUFFLE: shape inference and rejected operands") {
   const tensor x = make_tensor(OT::TENSOR_FLOAT32, {2, 6});
   const tensor f = decl(OT::TENSOR_FLOAT32, {});
-  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, i32s(3), i32s(2)}, f).starts_with("axis: 2 outside [-2, 2)"));
-  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, i32s(3), i32s(-3)}, f).starts_with("axis: -3"));
-  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, i32s(4), i32s(-1)}, f).starts_with("num_groups: 4 does not divide"));
-  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, i32s(0), i32s(1)}, f).starts_with("num_groups: 0"));
-  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {make_tensor(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 2}), i32s(1), i32s(0)}, f)
+  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, scalar_i32(3), scalar_i32(2)}, f).starts_with("axis: 2 outside [-2, 2)"));
+  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, scalar_i32(3), scalar_i32(-3)}, f).starts_with("axis: -3"));
+  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, scalar_i32(4), scalar_i32(-1)}, f).starts_with("num_groups: 4 does not divide"));
+  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {x, scalar_i32(0), scalar_i32(1)}, f).starts_with("num_groups: 0"));
+  CHECK(infer_error(OpT::CHANNEL_SHUFFLE, {make_tensor(OT::TENSOR_FLOAT32, {1, 1, 1, 1, 2}), scalar_i32(1), scalar_i32(0)}, f)
             .starts_with("input: rank 5"));
-  auto r = infer(OpT::CHANNEL_SHUFFLE, {decl(OT::TENSOR_FLOAT32, {0, 6}), i32s(3), i32s(1)}, f, false);
+  auto r = infer(OpT::CHANNEL_SHUFFLE, {decl(OT::TENSOR_FLOAT32, {0, 6}), scalar_i32(3), scalar_i32(1)}, {f}, false);
   REQUIRE(r.ok());
   CHECK((*r)[0] == dims_t{0, 6});
-  const tensor g = run_golden(OpT::CHANNEL_SHUFFLE, {f32t({1, 6}, {0, 1, 2, 3, 4, 5}), i32s(2), i32s(-1)}, decl(OT::TENSOR_FLOAT32, {1, 6}));
+  const tensor g = run_golden(OpT::CHANNEL_SHUFFLE, {values(OT::TENSOR_FLOAT32, {1, 6}, {0, 1, 2, 3, 4, 5}), scalar_i32(2), scalar_i32(-1)}, decl(OT::TENSOR_FLOAT32, {1, 6}));
   const std::vector<float> want{0, 3, 1, 4, 2, 5};
   for (std::size_t i = 0; i < 6; ++i) CHECK(g.get<float>(i) == want[i]);
 }
@@ -977,7 +656,7 @@ double bilinear(const tensor& in, bool nchw, std::size_t n, std::size_t c, doubl
   };
   std::size_t y0, y1, x0, x1;
   const double dy = axis(sy, e.h, y0, y1), dx = axis(sx, e.w, x0, x1);
-  auto at = [&](std::size_t y, std::size_t x) { return in.value(flat(in.dims, nchw, n, y, x, c)); };
+  auto at = [&](std::size_t y, std::size_t x) { return value(in, flat(in.dims, nchw, n, y, x, c)); };
   return at(y0, x0) * (1 - dy) * (1 - dx) + at(y1, x0) * dy * (1 - dx) + at(y0, x1) * (1 - dy) * dx + at(y1, x1) * dy * dx;
 }
 
@@ -1020,20 +699,20 @@ std::vector<tensor> resize_inputs(const resize_case& r, const tensor& in, bool l
   std::vector<tensor> ins{in};
   if (r.by_scale) {
     if (in.type == OT::TENSOR_FLOAT16) {
-      ins.push_back(f16s(r.sw));
-      ins.push_back(f16s(r.sh));
+      ins.push_back(scalar_f16(r.sw));
+      ins.push_back(scalar_f16(r.sh));
     } else {
-      ins.push_back(f32s(r.sw));
-      ins.push_back(f32s(r.sh));
+      ins.push_back(scalar_f32(r.sw));
+      ins.push_back(scalar_f32(r.sh));
     }
   } else {
-    ins.push_back(i32s(static_cast<std::int32_t>(r.ow)));
-    ins.push_back(i32s(static_cast<std::int32_t>(r.oh)));
+    ins.push_back(scalar_i32(static_cast<std::int32_t>(r.ow)));
+    ins.push_back(scalar_i32(static_cast<std::int32_t>(r.oh)));
   }
-  if (r.nchw || r.align || r.half || layout_mandatory) ins.push_back(bools(r.nchw));
+  if (r.nchw || r.align || r.half || layout_mandatory) ins.push_back(scalar_bool(r.nchw));
   if (r.align || r.half) {
-    ins.push_back(bools(r.align));
-    ins.push_back(bools(r.half));
+    ins.push_back(scalar_bool(r.align));
+    ins.push_back(scalar_bool(r.half));
   }
   return ins;
 }
@@ -1049,7 +728,7 @@ TEST_CASE("RESIZE_BILINEAR: against the real-number interpolation, every type, b
     CAPTURE(r.nchw);
     const tensor in = random_tensor(rng, t, dims_of(r.in, r.nchw));
     const auto ins = resize_inputs(r, in, false);
-    const tensor out = run_ok(OpT::RESIZE_BILINEAR, ins, out_like(in), iter % 3 == 0);
+    const tensor out = run_split(OpT::RESIZE_BILINEAR, ins, out_like(in), iter % 3 == 0);
     const image oe{r.in.n, r.oh, r.ow, r.in.c};
     REQUIRE(out.dims == dims_of(oe, r.nchw));
     for (std::size_t n = 0; n < oe.n; ++n)
@@ -1058,7 +737,7 @@ TEST_CASE("RESIZE_BILINEAR: against the real-number interpolation, every type, b
           for (std::size_t c = 0; c < oe.c; ++c) {
             const double want = bilinear(in, r.nchw, n, c, source_coord(y, r.in.h, r.oh, r.align, r.half),
                                          source_coord(x, r.in.w, r.ow, r.align, r.half));
-            const double got = out.value(flat(out.dims, r.nchw, n, y, x, c));
+            const double got = value(out, flat(out.dims, r.nchw, n, y, x, c));
             double tol = 1.0;  // quantized: one step
             if (t == OT::TENSOR_FLOAT32) tol = f32_atol + f32_rtol * std::abs(want);
             if (t == OT::TENSOR_FLOAT16) tol = f16_tol + f16_tol * std::abs(want);
@@ -1068,7 +747,7 @@ TEST_CASE("RESIZE_BILINEAR: against the real-number interpolation, every type, b
     if (t == OT::TENSOR_QUANT8_ASYMM) {
       auto sins = ins;
       sins[0] = to_signed(in);
-      check_parity(out, run_ok(OpT::RESIZE_BILINEAR, sins, out_like(sins[0])));
+      CHECK(signed_parity(out, run_ok1(OpT::RESIZE_BILINEAR, sins, out_like(sins[0]))) == "");
     }
   }
 }
@@ -1076,7 +755,7 @@ TEST_CASE("RESIZE_BILINEAR: against the real-number interpolation, every type, b
 TEST_CASE("RESIZE_BILINEAR: quantized rounding is half up (the AOSP CPU results), parity on dense random data") {
   // [1,2,2,1] -> [1,3,3,1], sources 0, 2/3, 4/3 (upper neighbour clamped to 1): the centre is
   // 25/9 = 2.78 -> 3, the first edge 5/3 = 1.67 -> 2, the last 10/3 = 3.33 -> 3.
-  const tensor q = run_golden(OpT::RESIZE_BILINEAR, {qu8t({1, 2, 2, 1}, 1.0f, 0, {1, 2, 2, 4}), i32s(3), i32s(3)},
+  const tensor q = run_golden(OpT::RESIZE_BILINEAR, {values(OT::TENSOR_QUANT8_ASYMM, {1, 2, 2, 1}, {1, 2, 2, 4}, 1.0f, 0), scalar_i32(3), scalar_i32(3)},
                               decl(OT::TENSOR_QUANT8_ASYMM, {1, 3, 3, 1}, 1.0f, 0));
   // Rows: y = 0 -> src 0; y = 1 -> 0.667; y = 2 -> 1.333 (clamped to 1). Columns alike.
   const std::vector<int> want{1, 2, 2, 2, 3, 3, 2, 3, 4};
@@ -1087,9 +766,9 @@ TEST_CASE("RESIZE_BILINEAR: quantized rounding is half up (the AOSP CPU results)
     r.in.n = 1;
     const tensor in = random_tensor(rng, OT::TENSOR_QUANT8_ASYMM, dims_of(r.in, r.nchw));
     auto ins = resize_inputs(r, in, false);
-    const tensor u = run_ok(OpT::RESIZE_BILINEAR, ins, out_like(in));
+    const tensor u = run_ok1(OpT::RESIZE_BILINEAR, ins, out_like(in));
     ins[0] = to_signed(in);
-    check_parity(u, run_ok(OpT::RESIZE_BILINEAR, ins, out_like(ins[0])));
+    CHECK(signed_parity(u, run_ok1(OpT::RESIZE_BILINEAR, ins, out_like(ins[0]))) == "");
   }
 }
 
@@ -1102,8 +781,10 @@ TEST_CASE("RESIZE_BILINEAR: the xsimd f32 path is bit-identical to the reference
     r.in.c = static_cast<std::size_t>(uni(rng, 1, 19));
     const tensor in = random_tensor(rng, OT::TENSOR_FLOAT32, dims_of(r.in, r.nchw));
     const auto ins = resize_inputs(r, in, false);
-    const tensor ref = run_ok(OpT::RESIZE_BILINEAR, ins, out_like(in), false, nnhal::ops::kernel{rb::reference<ty::f32>});
-    const tensor vec = run_ok(OpT::RESIZE_BILINEAR, ins, out_like(in), iter % 2 == 0, nnhal::ops::kernel{rb::vectorized_f32});
+    reversed_context reversed;
+    const tensor ref = run_entry1(OpT::RESIZE_BILINEAR, rb::reference<ty::f32>, ins, out_like(in));
+    const tensor vec = run_entry1(OpT::RESIZE_BILINEAR, rb::vectorized_f32, ins, out_like(in), 0,
+                                  iter % 2 == 0 ? &reversed : nullptr);
     CAPTURE(iter);
     CHECK(ref.dims == vec.dims);
     CHECK(ref.bytes == vec.bytes);
@@ -1118,7 +799,7 @@ TEST_CASE("RESIZE_NEAREST_NEIGHBOR: every output pixel copies the pixel at the r
     CAPTURE(iter);
     const tensor in = random_tensor(rng, t, dims_of(r.in, r.nchw));
     const auto ins = resize_inputs(r, in, true);
-    const tensor out = run_ok(OpT::RESIZE_NEAREST_NEIGHBOR, ins, out_like(in), iter % 3 == 0);
+    const tensor out = run_split(OpT::RESIZE_NEAREST_NEIGHBOR, ins, out_like(in), iter % 3 == 0);
     const image oe{r.in.n, r.oh, r.ow, r.in.c};
     REQUIRE(out.dims == dims_of(oe, r.nchw));
     // The source index in real arithmetic; within 1e-4 of a rounding boundary either
@@ -1146,29 +827,29 @@ TEST_CASE("RESIZE_NEAREST_NEIGHBOR: every output pixel copies the pixel at the r
             const std::size_t o = flat(out.dims, r.nchw, n, y, x, c);
             bool ok = false;
             for (auto yy : ky)
-              for (auto xx : kx) ok = ok || out.same_element(o, in, flat(in.dims, r.nchw, n, yy, xx, c));
-            if (!ok) FAIL("at (", n, ", ", y, ", ", x, ", ", c, "): got ", out.value(o));
+              for (auto xx : kx) ok = ok || same_element(out, o, in, flat(in.dims, r.nchw, n, yy, xx, c));
+            if (!ok) FAIL("at (", n, ", ", y, ", ", x, ", ", c, "): got ", value(out, o));
           }
         }
       }
     if (t == OT::TENSOR_QUANT8_ASYMM) {
       auto sins = ins;
       sins[0] = to_signed(in);
-      check_parity(out, run_ok(OpT::RESIZE_NEAREST_NEIGHBOR, sins, out_like(sins[0])));
+      CHECK(signed_parity(out, run_ok1(OpT::RESIZE_NEAREST_NEIGHBOR, sins, out_like(sins[0]))) == "");
     }
   }
 }
 
 TEST_CASE("RESIZE_*: golden cases end to end") {
   SUBCASE("bilinear [1,2,2,1] -> [1,3,3,1] (HAL 1.0 example)") {
-    const tensor out = run_golden(OpT::RESIZE_BILINEAR, {f32t({1, 2, 2, 1}, {1, 1, 2, 2}), i32s(3), i32s(3)},
+    const tensor out = run_golden(OpT::RESIZE_BILINEAR, {values(OT::TENSOR_FLOAT32, {1, 2, 2, 1}, {1, 1, 2, 2}), scalar_i32(3), scalar_i32(3)},
                                   decl(OT::TENSOR_FLOAT32, {1, 3, 3, 1}));
     const std::vector<double> want{1, 1, 1, 5.0 / 3, 5.0 / 3, 5.0 / 3, 2, 2, 2};
     for (std::size_t i = 0; i < 9; ++i) CHECK(std::abs(out.get<float>(i) - want[i]) <= 1e-5);
   }
   SUBCASE("bilinear half_pixel_centers [1,2,2,1] -> [1,3,3,1] NCHW via scale") {
     const tensor out = run_golden(OpT::RESIZE_BILINEAR,
-                                  {f32t({1, 1, 2, 2}, {1, 2, 3, 4}), f32s(1.5f), f32s(1.5f), bools(true), bools(false), bools(true)},
+                                  {values(OT::TENSOR_FLOAT32, {1, 1, 2, 2}, {1, 2, 3, 4}), scalar_f32(1.5f), scalar_f32(1.5f), scalar_bool(true), scalar_bool(false), scalar_bool(true)},
                                   decl(OT::TENSOR_FLOAT32, {0, 0, 0, 0}));
     REQUIRE(out.dims == dims_t{1, 1, 3, 3});
     // Sources: -1/6 (both neighbours 0), 0.5, 7/6 (both neighbours 1).
@@ -1177,14 +858,14 @@ TEST_CASE("RESIZE_*: golden cases end to end") {
   }
   SUBCASE("nearest align_corners [1,2,2,1] -> [1,3,3,1]") {
     const tensor out = run_golden(OpT::RESIZE_NEAREST_NEIGHBOR,
-                                  {f32t({1, 2, 2, 1}, {1, 2, 3, 4}), i32s(3), i32s(3), bools(false), bools(true), bools(false)},
+                                  {values(OT::TENSOR_FLOAT32, {1, 2, 2, 1}, {1, 2, 3, 4}), scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(true), scalar_bool(false)},
                                   decl(OT::TENSOR_FLOAT32, {}));
     // scale 0.5: sources round(0) = 0, round(0.5) = 1, round(1) = 1.
     const std::vector<float> want{1, 2, 2, 3, 4, 4, 3, 4, 4};
     for (std::size_t i = 0; i < 9; ++i) CHECK(out.get<float>(i) == want[i]);
   }
   SUBCASE("zero batches") {
-    const tensor out = run_ok(OpT::RESIZE_BILINEAR, {make_tensor(OT::TENSOR_FLOAT32, {0, 2, 2, 1}), i32s(3), i32s(5)},
+    const tensor out = run_ok1(OpT::RESIZE_BILINEAR, {make_tensor(OT::TENSOR_FLOAT32, {0, 2, 2, 1}), scalar_i32(3), scalar_i32(5)},
                               decl(OT::TENSOR_FLOAT32, {}));
     CHECK(out.dims == dims_t{0, 5, 3, 1});
   }
@@ -1193,31 +874,30 @@ TEST_CASE("RESIZE_*: golden cases end to end") {
 TEST_CASE("RESIZE_*: shape inference and rejected operands") {
   const tensor x = make_tensor(OT::TENSOR_FLOAT32, {1, 4, 6, 2});
   const tensor f = decl(OT::TENSOR_FLOAT32, {});
-  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, i32s(0), i32s(3)}, f).starts_with("width: output size 0"));
-  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, i32s(2), i32s(-3)}, f).starts_with("height: output size -3"));
-  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, f32s(0.1f), f32s(1.0f)}, f).starts_with("width: scale"));
-  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, f32s(1.0f), f32s(std::numeric_limits<float>::quiet_NaN())}, f)
+  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, scalar_i32(0), scalar_i32(3)}, f).starts_with("width: output size 0"));
+  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, scalar_i32(2), scalar_i32(-3)}, f).starts_with("height: output size -3"));
+  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, scalar_f32(0.1f), scalar_f32(1.0f)}, f).starts_with("width: scale"));
+  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, scalar_f32(1.0f), scalar_f32(std::numeric_limits<float>::quiet_NaN())}, f)
             .starts_with("height: scale"));
-  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, f32s(1e30f), f32s(1.0f)}, f).starts_with("width: scale"));
-  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, i32s(2), i32s(2), bools(false), bools(true), bools(true)}, f)
+  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, scalar_f32(1e30f), scalar_f32(1.0f)}, f).starts_with("width: scale"));
+  CHECK(infer_error(OpT::RESIZE_BILINEAR, {x, scalar_i32(2), scalar_i32(2), scalar_bool(false), scalar_bool(true), scalar_bool(true)}, f)
             .starts_with("half_pixel_centers"));
-  CHECK(infer_error(OpT::RESIZE_NEAREST_NEIGHBOR, {make_tensor(OT::TENSOR_FLOAT32, {4, 6, 2}), i32s(2), i32s(2), bools(false)}, f)
+  CHECK(infer_error(OpT::RESIZE_NEAREST_NEIGHBOR, {make_tensor(OT::TENSOR_FLOAT32, {4, 6, 2}), scalar_i32(2), scalar_i32(2), scalar_bool(false)}, f)
             .starts_with("input: rank 3"));
-  CHECK(infer_error(OpT::RESIZE_BILINEAR, {make_tensor(OT::TENSOR_FLOAT32, {1, 0, 6, 2}), i32s(2), i32s(2)}, f)
+  CHECK(infer_error(OpT::RESIZE_BILINEAR, {make_tensor(OT::TENSOR_FLOAT32, {1, 0, 6, 2}), scalar_i32(2), scalar_i32(2)}, f)
             .starts_with("input: [1, 0, 6, 2] (only the batch"));
   const tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {1, 2, 2, 1}, 0.5f, 1);
-  CHECK(infer_error(OpT::RESIZE_NEAREST_NEIGHBOR, {q, i32s(2), i32s(2), bools(false)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.25f, 1))
+  CHECK(infer_error(OpT::RESIZE_NEAREST_NEIGHBOR, {q, scalar_i32(2), scalar_i32(2), scalar_bool(false)}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.25f, 1))
             .starts_with("output: scale"));
   // Scales: floor(extent * scale) in float, NCHW picks H and W from dims 2 and 3.
-  auto r = infer(OpT::RESIZE_BILINEAR, {make_tensor(OT::TENSOR_FLOAT16, {1, 2, 4, 6}), f16s(1.5f), f16s(0.6f), bools(true)},
-                 decl(OT::TENSOR_FLOAT16, {}), true);
+  auto r = infer(OpT::RESIZE_BILINEAR, {make_tensor(OT::TENSOR_FLOAT16, {1, 2, 4, 6}), scalar_f16(1.5f), scalar_f16(0.6f), scalar_bool(true)}, {decl(OT::TENSOR_FLOAT16, {})}, true);
   REQUIRE(r.ok());
   CHECK((*r)[0] == dims_t{1, 2, 2, 9});
   // Validation: unknown extents stay unknown; a known INT32 size is known regardless.
-  r = infer(OpT::RESIZE_NEAREST_NEIGHBOR, {decl(OT::TENSOR_FLOAT32, {0, 0, 0, 3}), i32s(5), i32s(7), bools(false)}, f, false);
+  r = infer(OpT::RESIZE_NEAREST_NEIGHBOR, {decl(OT::TENSOR_FLOAT32, {0, 0, 0, 3}), scalar_i32(5), scalar_i32(7), scalar_bool(false)}, {f}, false);
   REQUIRE(r.ok());
   CHECK((*r)[0] == dims_t{0, 7, 5, 3});
-  r = infer(OpT::RESIZE_BILINEAR, {decl(OT::TENSOR_FLOAT32, {0, 0, 4, 3}), f32s(2.0f), decl(OT::FLOAT32, {})}, f, false);
+  r = infer(OpT::RESIZE_BILINEAR, {decl(OT::TENSOR_FLOAT32, {0, 0, 4, 3}), scalar_f32(2.0f), decl(OT::FLOAT32, {})}, {f}, false);
   REQUIRE(r.ok());
   CHECK((*r)[0] == dims_t{0, 0, 8, 3});
 }
@@ -1230,56 +910,56 @@ TEST_CASE("minimum HAL versions: layout, resize options, quant8 zero points") {
   const tensor img = make_tensor(OT::TENSOR_FLOAT32, {1, 4, 4, 4});  // valid in both layouts
   const tensor out = decl(OT::TENSOR_FLOAT32, {});
   SUBCASE("DEPTH_TO_SPACE: no flag / false flag are HAL 1.0, true or non-constant is 1.2") {
-    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, i32s(2)}, out)) == "V1_0");
-    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, i32s(2), bools(false)}, out)) == "V1_0");
-    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, i32s(2), bools(true)}, out)) == "V1_2");
-    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, i32s(2), bools(false)}, out, {2})) == "V1_2");
+    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, scalar_i32(2)}, out)) == "V1_0");
+    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, scalar_i32(2), scalar_bool(false)}, out)) == "V1_0");
+    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, scalar_i32(2), scalar_bool(true)}, out)) == "V1_2");
+    CHECK(version_of(single_static(OpT::DEPTH_TO_SPACE, {img, scalar_i32(2), scalar_bool(false)}, out, {0, 2})) == "V1_2");
   }
   SUBCASE("BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND") {
     const tensor four = make_tensor(OT::TENSOR_FLOAT32, {4, 1, 1, 1});
-    CHECK(version_of(single_static(OpT::BATCH_TO_SPACE_ND, {four, i32t({2}, {2, 2}), bools(false)}, out)) == "V1_1");
-    CHECK(version_of(single_static(OpT::BATCH_TO_SPACE_ND, {four, i32t({2}, {2, 2}), bools(true)}, out)) == "V1_2");
+    CHECK(version_of(single_static(OpT::BATCH_TO_SPACE_ND, {four, i32_tensor({2}, {2, 2}), scalar_bool(false)}, out)) == "V1_1");
+    CHECK(version_of(single_static(OpT::BATCH_TO_SPACE_ND, {four, i32_tensor({2}, {2, 2}), scalar_bool(true)}, out)) == "V1_2");
     const tensor q0 = make_tensor(OT::TENSOR_QUANT8_ASYMM, {1, 2, 2, 1}, 0.5f, 0);
     const tensor q5 = make_tensor(OT::TENSOR_QUANT8_ASYMM, {1, 2, 2, 1}, 0.5f, 5);
-    const auto blocks = i32t({2}, {2, 2});
-    const auto pads = i32t({2, 2}, {0, 0, 0, 0});
+    const auto blocks = i32_tensor({2}, {2, 2});
+    const auto pads = i32_tensor({2, 2}, {0, 0, 0, 0});
     CHECK(version_of(single_static(OpT::SPACE_TO_BATCH_ND, {q0, blocks, pads}, out_like(q0))) == "V1_1");
     CHECK(version_of(single_static(OpT::SPACE_TO_BATCH_ND, {q5, blocks, pads}, out_like(q5))) == "V1_2");
-    CHECK(version_of(single_static(OpT::PAD, {q0, i32t({4, 2}, std::vector<int>(8, 1))}, out_like(q0))) == "V1_1");
-    CHECK(version_of(single_static(OpT::PAD, {q5, i32t({4, 2}, std::vector<int>(8, 1))}, out_like(q5))) == "V1_2");
+    CHECK(version_of(single_static(OpT::PAD, {q0, i32_tensor({4, 2}, std::vector<int>(8, 1))}, out_like(q0))) == "V1_1");
+    CHECK(version_of(single_static(OpT::PAD, {q5, i32_tensor({4, 2}, std::vector<int>(8, 1))}, out_like(q5))) == "V1_2");
   }
   SUBCASE("RESIZE_BILINEAR: layout needs 1.2, align_corners / half_pixel_centers need 1.3") {
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, i32s(3), i32s(3)}, out)) == "V1_0");
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, i32s(3), i32s(3), bools(false), bools(false), bools(false)}, out)) == "V1_0");
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, i32s(3), i32s(3), bools(true), bools(false), bools(false)}, out)) == "V1_2");
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, i32s(3), i32s(3), bools(false), bools(true)}, out)) == "V1_3");
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, i32s(3), i32s(3), bools(false), bools(false), bools(true)}, out)) == "V1_3");
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, i32s(3), i32s(3), bools(false), bools(false)}, out, {4})) == "V1_3");
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, f32s(1.5f), f32s(1.5f)}, out)) == "V1_2");
-    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, i32s(3), i32s(3), bools(false), bools(true), bools(true)}, out))
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_i32(3), scalar_i32(3)}, out)) == "V1_0");
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(false), scalar_bool(false)}, out)) == "V1_0");
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(true), scalar_bool(false), scalar_bool(false)}, out)) == "V1_2");
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(true)}, out)) == "V1_3");
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(false), scalar_bool(true)}, out)) == "V1_3");
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(false)}, out, {0, 4})) == "V1_3");
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_f32(1.5f), scalar_f32(1.5f)}, out)) == "V1_2");
+    CHECK(version_of(single_static(OpT::RESIZE_BILINEAR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(true), scalar_bool(true)}, out))
               .starts_with("error:"));
   }
   SUBCASE("RESIZE_NEAREST_NEIGHBOR: 1.2, options need 1.3") {
-    CHECK(version_of(single_static(OpT::RESIZE_NEAREST_NEIGHBOR, {img, i32s(3), i32s(3), bools(true)}, out)) == "V1_2");
-    CHECK(version_of(single_static(OpT::RESIZE_NEAREST_NEIGHBOR, {img, i32s(3), i32s(3), bools(false), bools(false), bools(false)}, out)) == "V1_2");
-    CHECK(version_of(single_static(OpT::RESIZE_NEAREST_NEIGHBOR, {img, i32s(3), i32s(3), bools(false), bools(false), bools(true)}, out)) == "V1_3");
+    CHECK(version_of(single_static(OpT::RESIZE_NEAREST_NEIGHBOR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(true)}, out)) == "V1_2");
+    CHECK(version_of(single_static(OpT::RESIZE_NEAREST_NEIGHBOR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(false), scalar_bool(false)}, out)) == "V1_2");
+    CHECK(version_of(single_static(OpT::RESIZE_NEAREST_NEIGHBOR, {img, scalar_i32(3), scalar_i32(3), scalar_bool(false), scalar_bool(false), scalar_bool(true)}, out)) == "V1_3");
   }
 }
 
 TEST_CASE("execution rejects what validation could not see") {
   // The block size arrives as a model input: 3 does not divide the depth 4.
   const tensor img = make_tensor(OT::TENSOR_FLOAT32, {1, 2, 2, 4});
-  auto m = single(OpT::DEPTH_TO_SPACE, {img, i32s(3)}, decl(OT::TENSOR_FLOAT32, {}), {1});
+  auto m = single(OpT::DEPTH_TO_SPACE, {img, scalar_i32(3)}, {decl(OT::TENSOR_FLOAT32)}, 2);
   const auto r = run_model(m);
   CHECK(r.status == ty::ErrorStatus::INVALID_ARGUMENT);
   CHECK(r.message.find("input: depth 4") != std::string::npos);
   // Paddings as a model input are honoured.
-  auto p = single(OpT::PAD, {f32t({2}, {5, 6}), i32t({1, 2}, {2, 1})}, decl(OT::TENSOR_FLOAT32, {0}), {1});
+  auto p = single(OpT::PAD, {values(OT::TENSOR_FLOAT32, {2}, {5, 6}), i32_tensor({1, 2}, {2, 1})}, {decl(OT::TENSOR_FLOAT32, {0})}, 2);
   const auto pr = run_model(p);
   REQUIRE_MESSAGE(pr.status == ty::ErrorStatus::NONE, pr.message);
-  REQUIRE(pr.out.dims == dims_t{5});
+  REQUIRE(pr.outs[0].dims == dims_t{5});
   const std::vector<float> want{0, 0, 5, 6, 0};
-  for (std::size_t i = 0; i < 5; ++i) CHECK(pr.out.get<float>(i) == want[i]);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(pr.outs[0].get<float>(i) == want[i]);
 }
 
 }  // namespace

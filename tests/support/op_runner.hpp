@@ -9,6 +9,11 @@
 //   CHECK(compare(y, {1, 2, 3, 4}) == "");
 //
 // Expected values come from each test's own oracle, never from these helpers.
+//
+// The functions that bind kernels or prepare models (run_kernel, run_model, ...) are
+// compiled once, in op_runner.cpp (library nnhal_test_support): instantiating every
+// kernel of the registry costs ~40 s per TU, so test TUs must not include
+// nnhal/exec/driver.hpp or nnhal/ops/registry.hpp unless they test the executor itself.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -21,11 +26,14 @@
 #include <iomanip>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "nnhal/exec/driver.hpp"
-#include "nnhal/ops/registry.hpp"
+#include "nnhal/exec/parallel.hpp"
+#include "nnhal/ops/kernel.hpp"
+#include "nnhal/types/model.hpp"
 #include "nnhal/types/operations.hpp"
+#include "nnhal/types/request.hpp"
 
 namespace nnhal::test::op {
 
@@ -72,6 +80,7 @@ struct tensor {
   std::vector<std::byte> bytes;
   bool has_value = true;   // false: known by type and shape only (validation time)
   bool omitted = false;    // an optional operand left out (NO_VALUE / hasNoValue)
+  bool bind_sees_value = true;  // false: run_kernel hides the value from bind (a model input, not a constant)
   std::vector<float> channel_scales;  // TENSOR_QUANT8_SYMM_PER_CHANNEL
   std::uint32_t channel_dim = 0;
 
@@ -103,9 +112,17 @@ struct tensor {
       default: return 0;
     }
   }
+  /// The scale of element i of a TENSOR_QUANT8_SYMM_PER_CHANNEL tensor (its channel's).
+  double channel_scale(std::size_t i) const {
+    if (channel_dim >= dims.size() || channel_scales.size() != dims[channel_dim]) return 0.0;
+    std::size_t inner = 1;
+    for (std::size_t d = channel_dim + 1; d < dims.size(); ++d) inner *= dims[d];
+    return static_cast<double>(channel_scales[(i / inner) % dims[channel_dim]]);
+  }
   /// The real number element i stands for.
   double real(std::size_t i) const {
     switch (type) {
+      case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: return static_cast<double>(raw(i)) * channel_scale(i);
       case OT::FLOAT32:
       case OT::TENSOR_FLOAT32: return get<float>(i);
       case OT::FLOAT16:
@@ -180,8 +197,40 @@ inline tensor scalar_f16(float v) { return values(OT::FLOAT16, {}, {static_cast<
 inline tensor scalar_bool(bool v) { return values(OT::BOOL, {}, {v ? 1.0 : 0.0}); }
 /// A float scalar of the type that goes with tensors of type `t` (FLOAT16 for TENSOR_FLOAT16).
 inline tensor scalar_float_for(OT t, float v) { return t == OT::TENSOR_FLOAT16 ? scalar_f16(v) : scalar_f32(v); }
+/// The stored-value range of a quantized tensor type (not per-channel).
+inline std::pair<std::int64_t, std::int64_t> stored_range(OT t) {
+  switch (t) {
+    case OT::TENSOR_QUANT8_ASYMM: return {0, 255};
+    case OT::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OT::TENSOR_QUANT8_SYMM: return {-128, 127};
+    case OT::TENSOR_QUANT16_ASYMM: return {0, 65535};
+    case OT::TENSOR_QUANT16_SYMM: return {-32768, 32767};
+    default: FAIL("stored_range: not a quantized type: " << str(t));
+  }
+  return {0, 0};
+}
+/// A tensor holding real values `v`: float types take them as they are (scale and zp are
+/// for quantized types only), quantized types store round(v / scale) + zp (half away from
+/// zero) clamped to the type's range.
+inline tensor reals(OT t, dims_t d, const std::vector<double>& v, float scale = 0.0f, std::int32_t zp = 0) {
+  if (!ty::is_quantized(t)) return values(t, std::move(d), v);
+  const auto [lo, hi] = stored_range(t);
+  std::vector<double> q;
+  q.reserve(v.size());
+  for (double r : v)
+    q.push_back(static_cast<double>(
+        std::clamp(static_cast<std::int64_t>(std::round(r / static_cast<double>(scale))) + zp, lo, hi)));
+  return values(t, std::move(d), q, scale, zp);
+}
 inline tensor i32_tensor(const std::vector<std::int32_t>& a) {
   tensor x = make_tensor(OT::TENSOR_INT32, {static_cast<std::uint32_t>(a.size())});
+  for (std::size_t i = 0; i < a.size(); ++i) x.set(i, a[i]);
+  return x;
+}
+/// A TENSOR_INT32 of shape `d` holding `a`.
+inline tensor i32_tensor(dims_t d, const std::vector<std::int32_t>& a) {
+  tensor x = make_tensor(OT::TENSOR_INT32, std::move(d));
+  REQUIRE(a.size() == x.count());
   for (std::size_t i = 0; i < a.size(); ++i) x.set(i, a[i]);
   return x;
 }
@@ -250,9 +299,10 @@ struct kernel_result {
 
 inline constexpr std::byte guard_byte{0xA5};
 
-/// Shape inference of `op` as the executor (executing) or the validator calls it.
+/// Shape inference of `op` as the executor (executing) or the validator calls it; with
+/// `version`, inference raises it to the HAL version these operands need.
 inline ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& outs,
-                                     bool executing) {
+                                     bool executing, ty::HalVersion* version = nullptr) {
   const ty::op_entry* e = ty::find_operation(op);
   REQUIRE(e != nullptr);
   REQUIRE((e->infer != nullptr));
@@ -264,55 +314,85 @@ inline ty::result<sig::shapes> infer(OpT op, const std::vector<tensor>& ins, con
     d.value = nullptr;
     d.value_size = 0;
   }
-  return e->infer(sig::infer_context{op, in, out, executing, nullptr});
+  return e->infer(sig::infer_context{op, in, out, executing, version});
 }
 
-/// Infers, binds and runs `op` on `ins` with a serial context (or `par`).
-inline kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls,
-                                nnhal::exec::parallel_context* par = nullptr) {
-  kernel_result r;
-  auto shapes = infer(op, ins, out_decls, true);
-  if (!shapes) {
-    r.error = "infer: " + shapes.err().message;
-    return r;
+/// Output tensors of the inferred `shapes`, their value-less descs, and a buffer for each
+/// with guard bytes on both sides, starting `misalign` elements past a 64-byte boundary:
+/// what a kernel writes into.
+struct guarded_outputs {
+  static constexpr std::size_t guard = 64;
+  std::vector<tensor> outs;
+  std::vector<operand_desc> descs;
+  std::vector<std::vector<std::byte>> bufs;
+  std::vector<std::byte*> data;
+
+  guarded_outputs(const std::vector<tensor>& out_decls, const sig::shapes& shapes, std::size_t misalign = 0) {
+    REQUIRE(shapes.size() == out_decls.size());
+    for (std::size_t j = 0; j < out_decls.size(); ++j) {
+      outs.push_back(make_tensor(out_decls[j].type, shapes[j], out_decls[j].scale, out_decls[j].zp));
+      operand_desc d = desc_of(outs.back());
+      d.value = nullptr;
+      d.value_size = 0;
+      descs.push_back(d);
+      const std::size_t skew = misalign * ty::type_info(out_decls[j].type).element_size;
+      bufs.emplace_back(guard + 64 + skew + outs.back().bytes.size() + guard, guard_byte);
+      // Vector storage is not 64-byte aligned: round the start up, then skew it.
+      const auto base = reinterpret_cast<std::uintptr_t>(bufs.back().data()) + guard;
+      data.push_back(bufs.back().data() + guard + (64 - base % 64) % 64 + skew);
+    }
   }
-  REQUIRE(shapes->size() == out_decls.size());
+  /// Copies the written outputs into `outs`; false when a guard byte changed.
+  bool finish() {
+    bool intact = true;
+    for (std::size_t j = 0; j < bufs.size(); ++j) {
+      const auto begin = static_cast<std::size_t>(data[j] - bufs[j].data()), end = begin + outs[j].bytes.size();
+      for (std::size_t i = 0; i < bufs[j].size(); ++i)
+        if ((i < begin || i >= end) && bufs[j][i] != guard_byte) intact = false;
+      if (!outs[j].bytes.empty()) std::memcpy(outs[j].bytes.data(), data[j], outs[j].bytes.size());
+    }
+    return intact;
+  }
+};
+
+/// Calls one kernel entry point `fn` (an op's reference() or vectorized<Arch>, taking a
+/// kernel_io) on `ins` without bind: outputs shaped by execution-time inference, between
+/// guard bytes that must stay intact. For checking entry points against each other.
+/// Input 0 and the outputs start `misalign` elements past a 64-byte boundary; input 0
+/// sits between guards too and must come back unchanged. Runs on `par` when given.
+template <class Fn>
+std::vector<tensor> run_entry(OpT op, Fn&& fn, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls,
+                              std::size_t misalign = 0, nnhal::exec::parallel_context* par = nullptr) {
+  auto shapes = infer(op, ins, out_decls, true);
+  REQUIRE_MESSAGE(shapes.ok(), (shapes.ok() ? std::string() : shapes.err().message));
   std::vector<operand_desc> in = descs_of(ins);
   channel_params cp;
   cp.attach(ins, in);
-  std::vector<operand_desc> outs;
-  for (std::size_t j = 0; j < out_decls.size(); ++j)
-    r.outs.push_back(make_tensor(out_decls[j].type, (*shapes)[j], out_decls[j].scale, out_decls[j].zp));
-  for (const auto& t : r.outs) {
-    operand_desc d = desc_of(t);
-    d.value = nullptr;
-    d.value_size = 0;
-    outs.push_back(d);
+  const bool place_in0 = !ins.empty() && in[0].value != nullptr;
+  guarded_outputs in0(place_in0 ? std::vector<tensor>{ins[0]} : std::vector<tensor>{},
+                      place_in0 ? sig::shapes{ins[0].dims} : sig::shapes{}, misalign);
+  if (place_in0) {
+    if (!ins[0].bytes.empty()) std::memcpy(in0.data[0], ins[0].bytes.data(), ins[0].bytes.size());
+    in[0].value = in0.data[0];
   }
-  ty::Operation operation;
-  operation.type = op;
-  for (std::size_t i = 0; i < ins.size(); ++i) operation.inputs.push_back(static_cast<std::uint32_t>(i));
-  for (std::size_t j = 0; j < outs.size(); ++j) operation.outputs.push_back(static_cast<std::uint32_t>(ins.size() + j));
-  auto k = nnhal::ops::bind(nnhal::ops::bind_context{operation, in, outs, false});
-  if (!k) {
-    r.error = "bind: " + k.err().message;
-    return r;
-  }
-  constexpr std::size_t guard = 64;
-  std::vector<std::vector<std::byte>> bufs;
-  std::vector<std::byte*> out_data;
-  for (const auto& t : r.outs) bufs.emplace_back(guard + t.bytes.size() + guard, guard_byte);
-  for (auto& b : bufs) out_data.push_back(b.data() + guard);
+  guarded_outputs g(out_decls, *shapes, misalign);
   nnhal::exec::serial_context serial;
-  (*k)(nnhal::ops::kernel_io{in, outs, out_data, par ? par : &serial});
-  for (std::size_t j = 0; j < bufs.size(); ++j) {
-    for (std::size_t i = 0; i < guard; ++i)
-      if (bufs[j][i] != guard_byte || bufs[j][bufs[j].size() - 1 - i] != guard_byte) r.guards_intact = false;
-    if (!r.outs[j].bytes.empty()) std::memcpy(r.outs[j].bytes.data(), out_data[j], r.outs[j].bytes.size());
-  }
-  r.ok = true;
-  return r;
+  fn(nnhal::ops::kernel_io{in, g.descs, g.data, par ? par : &serial});
+  CHECK_MESSAGE(g.finish(), "the kernel wrote outside its output");
+  CHECK_MESSAGE((in0.finish() && (!place_in0 || in0.outs[0].bytes == ins[0].bytes)), "the kernel wrote into input 0");
+  return std::move(g.outs);
 }
+template <class Fn>
+tensor run_entry1(OpT op, Fn&& fn, const std::vector<tensor>& ins, const tensor& out_decl, std::size_t misalign = 0,
+                  nnhal::exec::parallel_context* par = nullptr) {
+  return run_entry(op, std::forward<Fn>(fn), ins, {out_decl}, misalign, par)[0];
+}
+
+/// Infers, binds and runs `op` on `ins` with a serial context (or `par`); outputs sit
+/// between guard bytes that must stay intact. Inputs with bind_sees_value false are
+/// hidden from bind (read at execution only).
+kernel_result run_kernel(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls,
+                         nnhal::exec::parallel_context* par = nullptr);
 
 inline std::vector<tensor> run_ok(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls) {
   kernel_result r = run_kernel(op, ins, out_decls);
@@ -323,6 +403,10 @@ inline std::vector<tensor> run_ok(OpT op, const std::vector<tensor>& ins, const 
 inline tensor run_ok1(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
   return run_ok(op, ins, {out_decl})[0];
 }
+
+/// ops::bind's verdict for `op` with these operand types ("" when a kernel binds). The
+/// outputs' shapes are taken as declared.
+std::string bind_error(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls);
 
 /// The error message of an execution-time rejection ("" when it ran).
 inline std::string run_error(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& out_decls) {
@@ -391,6 +475,20 @@ inline one_op_model single(OpT op, const std::vector<tensor>& ins, const std::ve
   m.operation(op, idx, odx);
   return m;
 }
+/// A model of `op` whose operands at positions `as_inputs` are model inputs, the others
+/// constants (omitted ones NO_VALUE operands).
+inline one_op_model single_with_inputs(OpT op, const std::vector<tensor>& ins, const std::vector<tensor>& outs,
+                                       const std::vector<std::size_t>& as_inputs) {
+  one_op_model m;
+  std::vector<std::uint32_t> idx, odx;
+  for (std::size_t k = 0; k < ins.size(); ++k) {
+    const bool input = std::find(as_inputs.begin(), as_inputs.end(), k) != as_inputs.end();
+    idx.push_back(input && !ins[k].omitted ? m.input(ins[k]) : m.constant(ins[k]));
+  }
+  for (const auto& o : outs) odx.push_back(m.output(o));
+  m.operation(op, idx, odx);
+  return m;
+}
 
 struct model_result {
   ty::ErrorStatus status = ty::ErrorStatus::NONE;
@@ -400,52 +498,39 @@ struct model_result {
 
 /// Prepares (a failure is reported as the result) and executes; each output gets a buffer
 /// of `capacity` bytes.
-inline model_result run_model(const one_op_model& m, std::uint32_t capacity = 1u << 12) {
-  model_result r;
-  auto pm = nnhal::exec::prepare(m.model);
-  if (!pm) {
-    r.status = pm.status();
-    r.message = "prepare: " + pm.err().message;
-    return r;
-  }
-  std::size_t total = 0;
-  std::vector<std::uint32_t> offsets;
-  for (const auto& t : m.inputs) {
-    total = (total + 7) / 8 * 8;
-    offsets.push_back(static_cast<std::uint32_t>(total));
-    total += t.bytes.size();
-  }
-  ty::Memory in_pool = ty::Memory::allocate(total + 8);
-  ty::Request req;
-  for (std::size_t k = 0; k < m.inputs.size(); ++k) {
-    const auto& t = m.inputs[k];
-    if (!t.bytes.empty()) std::memcpy(in_pool.data + offsets[k], t.bytes.data(), t.bytes.size());
-    ty::RequestArgument a;
-    a.location = {0, offsets[k], static_cast<std::uint32_t>(t.bytes.size())};
-    req.inputs.push_back(a);
-  }
-  req.pools = {in_pool};
-  for (std::size_t j = 0; j < m.outputs.size(); ++j) {
-    req.pools.push_back(ty::Memory::allocate(capacity));
-    ty::RequestArgument o;
-    o.location = {static_cast<std::uint32_t>(j + 1), 0, capacity};
-    req.outputs.push_back(o);
-  }
-  const auto outcome = nnhal::exec::execute(**pm, req);
-  r.status = outcome.status;
-  r.message = outcome.message;
-  if (outcome.status == ty::ErrorStatus::NONE) {
-    REQUIRE(outcome.outputShapes.size() == m.outputs.size());
-    for (std::size_t j = 0; j < m.outputs.size(); ++j) {
-      const tensor& d = m.outputs[j];
-      tensor t = make_tensor(d.type, outcome.outputShapes[j].dimensions, d.scale, d.zp);
-      REQUIRE(t.bytes.size() <= capacity);
-      if (!t.bytes.empty()) std::memcpy(t.bytes.data(), std::get<ty::Memory>(req.pools[j + 1]).data, t.bytes.size());
-      r.outs.push_back(std::move(t));
-    }
-  }
+model_result run_model(const one_op_model& m, std::uint32_t capacity = 1u << 12);
+/// run_model that must succeed.
+inline model_result run_model_ok(const one_op_model& m, std::uint32_t capacity = 1u << 12) {
+  model_result r = run_model(m, capacity);
+  REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
   return r;
 }
+
+/// Where run_model_with puts the request's data: unaligned offsets exercise the executor's
+/// and the kernels' unaligned paths.
+struct request_layout {
+  std::uint32_t capacity = 1u << 12;  // bytes of each output's buffer
+  std::uint32_t in_misalign = 0;      // each input this many bytes past an 8-byte boundary
+  std::uint32_t out_misalign = 0;     // each output this many bytes into its pool
+};
+model_result run_model_with(const one_op_model& m, const request_layout& layout);
+
+/// Any model: its inputs get `inputs` (inputIndexes order; an omitted tensor is passed as
+/// hasNoValue), its outputs buffers of `capacity` bytes typed by the model's operands.
+/// OUTPUT_INSUFFICIENT_SIZE and other failures come back as the status and message.
+model_result run_any_model(const ty::Model& model, const std::vector<tensor>& inputs,
+                           std::uint32_t capacity = 1u << 12);
+
+/// exec::prepare's verdict on `model`: NONE and "" when it prepared, else status and message.
+model_result prepare_only(const ty::Model& model);
+
+/// exec::supported_operations (the status of a failure comes back in `status`).
+struct support_result {
+  ty::ErrorStatus status = ty::ErrorStatus::NONE;
+  std::string message;
+  std::vector<bool> flags;
+};
+support_result supported(const ty::Model& model);
 
 // ---------------------------------------------------------------------------------
 // Comparison under the CTS tolerances
@@ -519,5 +604,67 @@ inline std::string signed_parity(const tensor& u, const tensor& s) {
              std::to_string(s.raw(i));
   return {};
 }
+
+
+// ---------------------------------------------------------------------------------
+// Typed constructors and element readers (opt in: using namespace nnhal::test::op::typed;
+// kept apart so that a TU's own helpers of the same names stay unambiguous)
+// ---------------------------------------------------------------------------------
+
+namespace typed {
+
+inline tensor f32(dims_t d, const std::vector<float>& v) {
+  tensor x = make_tensor(OT::TENSOR_FLOAT32, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
+  return x;
+}
+inline tensor f16(dims_t d, const std::vector<float>& v) {
+  tensor x = make_tensor(OT::TENSOR_FLOAT16, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, ty::to_float16(v[i]));
+  return x;
+}
+inline tensor i32(dims_t d, const std::vector<std::int32_t>& v) {
+  tensor x = make_tensor(OT::TENSOR_INT32, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, v[i]);
+  return x;
+}
+/// TENSOR_BOOL8 holding the bytes `v` as given (non-canonical true values too).
+inline tensor b8(dims_t d, const std::vector<int>& v) {
+  tensor x = make_tensor(OT::TENSOR_BOOL8, std::move(d));
+  REQUIRE(v.size() == x.count());
+  for (std::size_t i = 0; i < v.size(); ++i) x.set(i, static_cast<std::uint8_t>(v[i]));
+  return x;
+}
+/// A quant8 tensor of stored values `v`, each within the range of `t`.
+inline tensor q8(OT t, dims_t d, float scale, std::int32_t zp, const std::vector<int>& v) {
+  REQUIRE(is_quant8(t));
+  for (int e : v) REQUIRE((e >= qmin(t) && e <= qmax(t)));
+  std::vector<double> s(v.begin(), v.end());
+  return values(t, std::move(d), s, scale, zp);
+}
+inline tensor qu8(dims_t d, float scale, std::int32_t zp, const std::vector<int>& v) {
+  return q8(OT::TENSOR_QUANT8_ASYMM, std::move(d), scale, zp, v);
+}
+inline tensor qs8(dims_t d, float scale, std::int32_t zp, const std::vector<int>& v) {
+  return q8(OT::TENSOR_QUANT8_ASYMM_SIGNED, std::move(d), scale, zp, v);
+}
+
+/// Every element's real value (tensor::real).
+inline std::vector<double> reals_of(const tensor& t) {
+  std::vector<double> v(t.count());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.real(i);
+  return v;
+}
+/// Every element's stored value (tensor::raw).
+inline std::vector<std::int64_t> raws_of(const tensor& t) {
+  std::vector<std::int64_t> v(t.count());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.raw(i);
+  return v;
+}
+
+}  // namespace typed
 
 }  // namespace nnhal::test::op

@@ -37,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/cli.hpp"
 #include "corpus/compare.hpp"
 #include "corpus/corpus.hpp"
 #include "nnhal/exec/async.hpp"
@@ -79,10 +80,7 @@ struct options {
   std::vector<std::string> paths;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "nnhal-cts: %s\n", message.c_str());
-  std::exit(2);
-}
+[[noreturn]] void usage_error(const std::string& message) { nnhal::example::usage_error("nnhal-cts", message); }
 
 void print_help() {
   std::printf(

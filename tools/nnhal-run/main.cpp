@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/run_support.hpp"
 #include "corpus/compare.hpp"
 #include "corpus/corpus.hpp"
@@ -53,10 +53,7 @@ struct options {
   std::optional<fs::path> dot;
 };
 
-[[noreturn]] void fail_usage(const std::string& message) {
-  std::fprintf(stderr, "nnhal-run: %s\n", message.c_str());
-  std::exit(2);
-}
+[[noreturn]] void fail_usage(std::string_view message) { ex::usage_error("nnhal-run", message); }
 
 void print_help() {
   std::printf(
@@ -77,30 +74,20 @@ void print_help() {
       "Exit status: 0 all passed, 1 a model failed, 2 bad arguments or file.\n");
 }
 
-std::int64_t parse_int(std::string_view flag, std::string_view text, std::int64_t min) {
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v < min)
-    fail_usage(types::str_cat(flag, ": '", text, "' is not an integer >= ", min));
-  return v;
-}
-
 options parse_args(int argc, char** argv) {
+  const ex::command_line cl("nnhal-run", argc, argv);
   options o;
   bool have_model = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    auto value = [&]() -> std::string_view {
-      if (i + 1 >= argc) fail_usage(types::str_cat(a, ": missing value"));
-      return argv[++i];
-    };
+    auto value = [&] { return cl.value(a, i); };
     if (a == "-h" || a == "--help") {
       print_help();
       std::exit(0);
     } else if (a == "--model") {
       o.only = std::string(value());
     } else if (a == "--repeat") {
-      o.repeat = static_cast<std::size_t>(parse_int(a, value(), 1));
+      o.repeat = cl.integer<std::size_t>(a, value(), 1);
     } else if (a == "--mode") {
       const auto v = value();
       bool found = false;
@@ -114,7 +101,7 @@ options parse_args(int argc, char** argv) {
     } else if (a == "--cache-dir") {
       o.cache_dir = fs::path(value());
     } else if (a == "--deadline-ms") {
-      o.deadline_ms = parse_int(a, value(), 0);
+      o.deadline_ms = cl.integer<std::int64_t>(a, value(), 0);
     } else if (a == "--priority") {
       const auto v = value();
       if (v == "low") o.priority = types::Priority::LOW;
@@ -122,7 +109,7 @@ options parse_args(int argc, char** argv) {
       else if (v == "high") o.priority = types::Priority::HIGH;
       else fail_usage(types::str_cat("--priority: '", v, "' is not low, medium or high"));
     } else if (a == "--threads") {
-      o.threads = static_cast<std::size_t>(parse_int(a, value(), 0));
+      o.threads = cl.integer<std::size_t>(a, value(), 0);
     } else if (a == "--timing") {
       o.timing = true;
     } else if (a == "--dot") {

@@ -243,8 +243,8 @@ inline void run_steps_here(execution& ex, parallel_context& par, std::chrono::na
 }
 
 /// finish() plus the bookkeeping every style does once an execution ends: feed the estimate
-/// with successful runs, free the execution's memory and its admission slot at once.
-inline execution_outcome conclude(std::unique_ptr<execution>& ex, model_estimate& est, admission& ticket,
+/// with successful runs, return the execution to its model's pool and free its admission slot at once.
+inline execution_outcome conclude(execution::pooled& ex, model_estimate& est, admission& ticket,
                                   std::chrono::nanoseconds busy) {
   execution_outcome out = ex->finish();
   if (out.status == ErrorStatus::NONE) est.record(busy);
@@ -262,7 +262,7 @@ inline execution_outcome failed_outcome(types::error e) {
 
 /// Everything launched and admitted, not yet running.
 struct launched {
-  std::unique_ptr<execution> ex;
+  execution::pooled ex;
   types::Priority prio;
   std::shared_ptr<model_estimate> est;
   admission ticket;
@@ -275,7 +275,7 @@ inline result<launched> launch(runtime& rt, const std::shared_ptr<const prepared
   NNHAL_CHECK(pm != nullptr, ErrorStatus::INVALID_ARGUMENT, "no prepared model");
   const types::Priority prio = pm->priority();
   NNHAL_CHECK(types::is_valid(prio), ErrorStatus::INVALID_ARGUMENT, "invalid priority ", static_cast<int>(prio));
-  auto started = execution::start(pm, request, options);
+  auto started = execution::lease(pm, request, options);
   if (!started) return std::move(started).err();
   auto est = rt.estimate_for(*pm);
   auto ticket = rt.admit(*est, prio, options.deadline);

@@ -31,6 +31,19 @@ class execution {
   static result<std::unique_ptr<execution>> start(std::shared_ptr<const prepared_model> pm,
                                                   const types::Request& request, const execute_options& options);
 
+  /// Gives a leased execution back to its prepared model's pool (or frees it when the
+  /// pool is full). The pooled execution keeps neither the model nor the request's pools.
+  struct release_to_pool {
+    void operator()(execution* e) const noexcept { recycle(e); }
+  };
+  using pooled = std::unique_ptr<execution, release_to_pool>;
+
+  /// start(), but reusing a finished execution of `pm` when one is idle: its frames,
+  /// arenas and loop buffers, so that a steady-state execution allocates no tensor memory.
+  /// The same errors as start().
+  static result<pooled> lease(std::shared_ptr<const prepared_model> pm, const types::Request& request,
+                              const execute_options& options);
+
   execution(const execution&) = delete;
   execution& operator=(const execution&) = delete;
 
@@ -113,6 +126,7 @@ class execution {
 
   execution(std::shared_ptr<const prepared_model> pm, const execute_options& options)
       : pm_(std::move(pm)), options_(options) {}
+  static void recycle(execution* e) noexcept;
 
   ErrorStatus fail(ErrorStatus s, std::string message) {
     if (!(done_ && status_ != ErrorStatus::NONE)) {
@@ -172,6 +186,7 @@ class execution {
   std::vector<types::sig::operand_desc> in_, out_;
   std::vector<std::byte*> out_data_, copy_to_;
   types::sig::shapes shapes_;
+  std::vector<types::sig::infer_scratch> scratch_;  // per operation: op_base_[graph] + index
 
   types::time_point started_{};
   std::uint64_t device_ns_ = 0;
@@ -296,6 +311,28 @@ inline result<std::unique_ptr<execution>> execution::start(std::shared_ptr<const
   return ex;
 }
 
+inline result<execution::pooled> execution::lease(std::shared_ptr<const prepared_model> pm,
+                                                  const types::Request& request, const execute_options& options) {
+  const auto started = types::clock::now();
+  NNHAL_CHECK(pm != nullptr, ErrorStatus::INVALID_ARGUMENT, "no prepared model");
+  pooled ex(pm->idle_.take());
+  if (ex) ex->pm_ = std::move(pm);
+  else ex.reset(new execution(std::move(pm), options));
+  NNHAL_TRY(ex->init(request, options, started));  // init() resets whatever state the last run left
+  return ex;
+}
+
+inline void execution::recycle(execution* e) noexcept {
+  std::shared_ptr<const prepared_model> pm = std::move(e->pm_);  // the pool must not keep its model alive,
+  e->pools_.clear();                                              // nor the client's memory,
+  e->options_ = {};                                               // nor a stop state
+  if (!pm) {
+    delete e;
+    return;
+  }
+  pm->idle_.give(e, [](execution* x) noexcept { delete x; });
+}
+
 inline types::status execution::restart(const types::Request& request, const execute_options& options) {
   const auto started = types::clock::now();
   NNHAL_CHECK(finished_, ErrorStatus::GENERAL_FAILURE, "restart() before finish()");
@@ -335,6 +372,7 @@ inline types::status execution::init(const types::Request& request, const execut
     ops += graphs[id].sub->operations.size();
   }
   if (!m.referenced.empty()) carry_.resize(ops);
+  scratch_.resize(ops);
 
   frame& f = enter_frame(main_graph);
   for (slot& r : f.slots) {
@@ -467,11 +505,14 @@ inline ErrorStatus execution::run_operation(frame& f, parallel_context& par) {
     out_[j] = {o.type, f.slots[op.outputs[j]].dims, o.scale, o.zeroPoint,
                std::get_if<types::SymmPerChannelQuantParams>(&o.extraParams)};
   }
+  // Shape inference writes into shapes_ (kept between steps) and may leave work for the
+  // kernel in this operation's scratch.
+  types::sig::infer_scratch& scratch = scratch_[op_base_[f.graph] + s];
+  scratch.ready = false;
   if (pg.steps[s].infer) {
-    auto inferred = pg.steps[s].infer(types::sig::infer_context{op.type, in_, out_, true, nullptr});
-    if (!inferred)
+    const types::sig::infer_context ctx{op.type, in_, out_, true, nullptr, &scratch};
+    if (auto inferred = pg.steps[s].infer(ctx, shapes_); !inferred)
       return fail(ErrorStatus::INVALID_ARGUMENT, types::str_cat(where(f.graph, s), ": ", inferred.err().message));
-    shapes_ = std::move(*inferred);
     if (shapes_.size() != op.outputs.size())
       return fail(ErrorStatus::GENERAL_FAILURE, types::str_cat(where(f.graph, s), ": shape inference gave ",
                                                                shapes_.size(), " shapes for ", op.outputs.size(),
@@ -492,7 +533,7 @@ inline ErrorStatus execution::run_operation(frame& f, parallel_context& par) {
     out_data_[j] = place_output(f, oi, shapes_[j], copy_to_[j]);
   }
   for (std::size_t j = 0; j < op.outputs.size(); ++j) out_[j].dims = f.slots[op.outputs[j]].dims;
-  pg.steps[s].run(ops::kernel_io{in_, out_, out_data_, &par});
+  pg.steps[s].run(ops::kernel_io{in_, out_, out_data_, &par, &scratch});
   for (std::size_t j = 0; j < op.outputs.size(); ++j) {
     if (!copy_to_[j]) continue;
     const auto oi = op.outputs[j];
@@ -676,7 +717,7 @@ inline execution_outcome execution::finish() {
 /// kernels parallelized through `par`: start, then checkpoint and step until done.
 inline execution_outcome execute(const prepared_model& pm, const types::Request& request,
                                  const execute_options& options, parallel_context& par) {
-  auto started = execution::start(pm.shared_from_this(), request, options);
+  auto started = execution::lease(pm.shared_from_this(), request, options);
   if (!started) {
     execution_outcome outcome;
     outcome.status = started.err().status;

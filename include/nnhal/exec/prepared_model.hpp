@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <stop_token>
 #include <string>
@@ -161,6 +162,55 @@ inline bool operation_supported(const types::Model& m, const types::Subgraph& g,
 
 class execution;
 
+namespace detail {
+
+/// Finished executions of one prepared model, kept so that the next execution reuses
+/// their frames, arenas and buffers instead of allocating them (exec/execution.hpp takes
+/// and returns them). Thread-safe. The pool only knows execution as an incomplete type,
+/// so whoever puts one in also says how to destroy it.
+class execution_pool {
+ public:
+  using destroy_fn = void (*)(execution*) noexcept;
+  /// Executions kept at most: enough for a few concurrent executions without holding
+  /// the arenas of a burst of them forever.
+  static constexpr std::size_t capacity = 4;
+
+  execution_pool() { idle_.reserve(capacity); }
+  execution_pool(const execution_pool&) = delete;
+  execution_pool& operator=(const execution_pool&) = delete;
+  ~execution_pool() {
+    for (execution* e : idle_) destroy_(e);
+  }
+
+  /// An idle execution, or nullptr when there is none.
+  execution* take() noexcept {
+    std::lock_guard lk(mu_);
+    if (idle_.empty()) return nullptr;
+    execution* e = idle_.back();
+    idle_.pop_back();
+    return e;
+  }
+  /// Keeps `e` for a later take(); when the pool is full, destroys it instead.
+  void give(execution* e, destroy_fn destroy) noexcept {
+    {
+      std::lock_guard lk(mu_);
+      destroy_ = destroy;
+      if (idle_.size() < capacity) {
+        idle_.push_back(e);  // never reallocates: reserved
+        return;
+      }
+    }
+    destroy(e);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<execution*> idle_;
+  destroy_fn destroy_ = nullptr;
+};
+
+}  // namespace detail
+
 /// A model ready to execute: immutable after prepare, so many executions may share it.
 class prepared_model : public std::enable_shared_from_this<prepared_model> {
  public:
@@ -180,7 +230,7 @@ class prepared_model : public std::enable_shared_from_this<prepared_model> {
   /// One operation, ready to run.
   struct step {
     ops::kernel run;                        // empty for IF and WHILE
-    types::sig::infer_fn infer = nullptr;
+    types::sig::infer_into_fn infer = nullptr;  // shape inference into the execution's reused list
   };
   /// One subgraph (main or referenced), ready to run.
   struct graph {
@@ -197,6 +247,7 @@ class prepared_model : public std::enable_shared_from_this<prepared_model> {
 
   types::Model model_;
   types::Priority priority_ = types::Priority::MEDIUM;
+  mutable detail::execution_pool idle_;  // finished executions for reuse (not part of the model's state)
   std::vector<graph> graphs_;  // indexed by subgraph id
   memory_plan_stats plan_stats_;
   std::vector<std::unique_ptr<std::byte[]>> realigned_;  // copies of constants stored misaligned
@@ -285,7 +336,7 @@ inline result<std::shared_ptr<const prepared_model>> prepare(const types::Model&
         return types::make_error(ErrorStatus::INVALID_ARGUMENT, gname, " operation ", k, ": ", bound.err().message);
       }
       const types::op_entry* e = types::find_operation(op.type);
-      pg.steps.push_back({std::move(*bound), e ? e->infer : nullptr});
+      pg.steps.push_back({std::move(*bound), e ? e->infer_into : nullptr});
     }
     pm->plan_memory(pg);
   }

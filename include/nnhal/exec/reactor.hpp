@@ -144,7 +144,7 @@ class reactor {
         // the node meanwhile.
         if (n->fence->pollable_fd() < 0)
           n->fence->on_settled([w = std::weak_ptr<detail::fence_wait_node>(n)] {
-            if (auto node = w.lock()) node->complete(node->from_state());
+            if (auto alive = w.lock()) alive->complete(alive->from_state());
           });
       }
       fence_wait_result await_resume() const noexcept { return node->result; }

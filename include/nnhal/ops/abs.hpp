@@ -1,6 +1,6 @@
 // ABS kernels; contract in types/signatures/abs.hpp. Floats: |x| with the sign bit cleared
-// (std::fabs, as the AOSP CPU path). TENSOR_INT32 wraps like two's complement hardware:
-// |INT32_MIN| stays INT32_MIN.
+// (std::fabs, as the AOSP CPU path; the float32 SIMD path is exact). TENSOR_INT32 wraps like
+// two's complement hardware: |INT32_MIN| stays INT32_MIN.
 #pragma once
 
 #include <cmath>
@@ -17,29 +17,23 @@ struct lane {
     return xsimd::abs(x);
   }
 };
-
-inline std::int32_t abs_i32(std::int32_t x) noexcept {
-  const auto u = static_cast<std::uint32_t>(x);
-  return static_cast<std::int32_t>(x < 0 ? 0u - u : u);
-}
+struct spec {
+  static std::int32_t int32_value(std::int32_t x) noexcept {
+    const auto u = static_cast<std::uint32_t>(x);
+    return static_cast<std::int32_t>(x < 0 ? 0u - u : u);
+  }
+};
+using op = kernels::vunary::unary_op<lane, spec>;
 
 /// Types f32 f16 i32.
 template <types::element E>
 void reference(const kernel_io& io) {
-  if constexpr (std::is_same_v<E, types::i32>)
-    kernels::vunary::map<E, E>(io, abs_i32);
-  else
-    kernels::vunary::float_loop<E>(io, lane{});
+  op::reference<E>(io);
 }
-/// float32, exact (equals the reference bit for bit).
 template <class Arch>
 void vectorized(const kernel_io& io) {
-  kernels::vunary::f32_simd<Arch>(io, lane{});
+  op::vectorized<Arch>(io);
 }
-
-inline types::result<kernel> bind(const bind_context& c) {
-  if (c.in[0].type == OperandType::TENSOR_INT32) return kernel{reference<types::i32>};
-  return kernels::vunary::bind_float(c, lane{});
-}
+inline types::result<kernel> bind(const bind_context& c) { return op::bind(c); }
 
 }  // namespace nnhal::ops::abs

@@ -60,14 +60,8 @@ void reference(const kernel_io& io) {
 /// Binds ARGMAX (`Min` false) or ARGMIN (`Min` true) for the input's type.
 template <bool Min>
 types::result<kernel> bind_arg(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{arg_min_max<types::f32, Min>};
-    case OperandType::TENSOR_FLOAT16: return kernel{arg_min_max<types::f16, Min>};
-    case OperandType::TENSOR_INT32: return kernel{arg_min_max<types::i32, Min>};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{arg_min_max<types::qu8, Min>};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{arg_min_max<types::qs8, Min>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(
+      c, c.in[0].type, []<class E>(E) { return kernel{arg_min_max<E, Min>}; });
 }
 
 inline types::result<kernel> bind(const bind_context& c) { return bind_arg<false>(c); }

@@ -14,8 +14,6 @@
 
 namespace nnhal::ops::average_pool_2d {
 
-namespace pool2d = types::sig::detail::pool2d;
-
 /// Float mean, accumulated in double; f16 is widened on load and rounded once on store.
 template <class S>
 struct float_mean {
@@ -44,24 +42,6 @@ struct quant_mean {
   }
 };
 
-template <types::element E>
-void reference(const kernel_io& io) {
-  using S = typename E::storage;
-  const auto in = io.input<E>(0);
-  auto out = io.output<E>(0);
-  if (out.size() == 0) return;
-  const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
-  const auto in_l = kernels::pool_norm::nhwc_layout::of(in.dims, g.nchw);
-  const auto out_l = kernels::pool_norm::nhwc_layout::of(out.dims, g.nchw);
-  if constexpr (types::float_element<E>) {
-    kernels::pool_norm::pool_2d(in.data, in_l, out.data, out_l, g, float_mean<S>{kernels::activation_range_float(g.activation)});
-  } else {
-    const auto r = quant::activation_range(g.activation, out.scale, out.zero_point, std::numeric_limits<S>::min(),
-                                           std::numeric_limits<S>::max());
-    kernels::pool_norm::pool_2d(in.data, in_l, out.data, out_l, g, quant_mean<S>{r});
-  }
-}
-
 /// Float32 SIMD lane: the mean accumulated in float32 (the reference accumulates in double).
 struct f32_mean_lane {
   kernels::float_range range;
@@ -80,32 +60,18 @@ struct f32_mean_lane {
   }
 };
 
+using pool = kernels::pool_norm::pool_op<float_mean, quant_mean, f32_mean_lane>;
+
+template <types::element E>
+inline constexpr auto& reference = pool::reference<E>;
+
 /// Float32 NHWC with the channel loop in xsimd batches of Arch; NCHW runs the reference.
 /// Versus reference: float32 instead of double accumulation, within the CTS float32
 /// tolerance (tests check it).
 template <class Arch>
-void vectorized(const kernel_io& io) {
-  const auto in = io.input<types::f32>(0);
-  auto out = io.output<types::f32>(0);
-  if (out.size() == 0) return;
-  const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
-  if (g.nchw) return reference<types::f32>(io);
-  kernels::pool_norm::pool_2d_f32_nhwc<Arch>(in.data, kernels::pool_norm::nhwc_layout::of(in.dims, false), out.data,
-                                             kernels::pool_norm::nhwc_layout::of(out.dims, false), g,
-                                             f32_mean_lane{kernels::activation_range_float(g.activation)});
-}
+inline constexpr auto& vectorized = pool::vectorized<Arch>;
 
 /// Types f32 (vectorized for NHWC when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs in f32).
-inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-      if constexpr (kernels::pool_norm::has_simd) return kernel{vectorized<kernels::pool_norm::simd_arch>};
-      return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{reference<types::qu8>};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference<types::qs8>};
-    default: return unsupported(c);
-  }
-}
+inline types::result<kernel> bind(const bind_context& c) { return pool::bind<types::f16, types::qu8, types::qs8>(c); }
 
 }  // namespace nnhal::ops::average_pool_2d

@@ -27,13 +27,8 @@ void reference(const kernel_io& io) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{reference<types::qu8>};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference<types::qs8>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
+                                                                  []<class E>(E) { return kernel{reference<E>}; });
 }
 
 }  // namespace nnhal::ops::batch_to_space_nd

@@ -3,8 +3,9 @@
 // detail::detection::select_nms_limit (per batch run, per class: soft NMS with the hard,
 // linear or Gaussian kernel; then the best max_num_detections, ordered by class, then
 // score), and the outputs are the kept boxes' rescored scores (rounded to the output type),
-// their input boxes bit for bit, classes and batch indexes. Shape inference runs the same
-// selection, so the output sizes it reported are the ones written here.
+// their input boxes bit for bit, classes and batch indexes. At execution shape inference
+// makes the selection (it fixes the output sizes) and hands it over in kernel_io::scratch;
+// without that (a kernel called directly) the kernel selects itself.
 #pragma once
 
 #include <algorithm>
@@ -27,15 +28,21 @@ void run(const kernel_io& io, dd::soft_nms_fn pass) {
   const std::size_t rois = io.in[0].dims[0], classes = io.in[0].dims[1];
   const std::size_t capacity = io.out[0].dims[0];
   if (rois == 0 || capacity == 0) return;
-  auto scores = dd::reals(io.in[0]);
-  const auto boxes = dd::reals(io.in[1]);
   const auto batch = dd::ints(io.in[2]);
-  const auto sel = dd::select_nms_limit(scores, boxes, batch, static_cast<std::uint32_t>(classes),
-                                        *dd::float_scalar(io.in[3]), *dd::int_scalar(io.in[4]),
-                                        contract::params(io.in), pass);
-  // The selection equals shape inference's, so `capacity` boxes come out. Should a build's
-  // float contraction make the vectorized IoU differ from the scalar one right at the
-  // threshold, the outputs stay in bounds and zero-filled rather than uninitialized.
+  dd::nms_limit_payload local;
+  const dd::nms_limit_payload* p = io.scratch ? io.scratch->get<dd::nms_limit_payload>() : nullptr;
+  if (!p) {
+    dd::reals_into(io.in[0], local.scores);
+    dd::select_nms_limit(local.scores, dd::reals(io.in[1]), batch, static_cast<std::uint32_t>(classes),
+                         *dd::float_scalar(io.in[3]), *dd::int_scalar(io.in[4]), contract::params(io.in), pass,
+                         local.selection);
+    p = &local;
+  }
+  const auto& scores = p->scores;
+  const auto& sel = p->selection;
+  // Inference's selection gave `capacity`. Should a kernel called without it select
+  // differently (a build's float contraction moving the vectorized IoU across the
+  // threshold), the outputs stay in bounds and zero-filled rather than uninitialized.
   for (std::size_t k = 0; k < 4; ++k)
     std::memset(io.out_data[k], 0, types::type_info(io.out[k].type).element_size * io.out[k].element_count());
   // Gather per kept box: its rescored score, input box bytes, class and batch index.
@@ -71,13 +78,8 @@ void vectorized(const kernel_io& io) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{vectorized<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{vectorized<types::f16>};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{vectorized<types::qu8>};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{vectorized<types::qs8>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
+                                                                   []<class E>(E) { return kernel{vectorized<E>}; });
 }
 
 }  // namespace nnhal::ops::box_with_nms_limit

@@ -48,14 +48,12 @@ void vectorized(const kernel_io& io) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-      if constexpr (kernels::vbinary::has_simd) return kernel{vectorized<kernels::vbinary::simd_arch>};
-      else return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    case OperandType::TENSOR_INT32: return kernel{reference<types::i32>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::i32>(c, c.in[0].type, []<class E>(E) {
+    if constexpr (std::is_same_v<E, types::f32> && kernels::vbinary::has_simd)
+      return kernel{vectorized<kernels::vbinary::simd_arch>};
+    else
+      return kernel{reference<E>};
+  });
 }
 
 }  // namespace nnhal::ops::div

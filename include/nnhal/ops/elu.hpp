@@ -45,15 +45,12 @@ void vectorized(const kernel_io& io) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-      if constexpr (kernels::vunary::has_simd)
-        return kernel{vectorized<kernels::vunary::simd_arch>};
-      else
-        return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16>(c, c.in[0].type, []<class E>(E) {
+    if constexpr (std::is_same_v<E, types::f32> && kernels::vunary::has_simd)
+      return kernel{vectorized<kernels::vunary::simd_arch>};
+    else
+      return kernel{reference<E>};
+  });
 }
 
 }  // namespace nnhal::ops::elu

@@ -13,12 +13,8 @@ void reference(const kernel_io& io) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.out[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    case OperandType::TENSOR_INT32: return kernel{reference<types::i32>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::i32>(c, c.out[0].type,
+                                                      []<class E>(E) { return kernel{reference<E>}; });
 }
 
 }  // namespace nnhal::ops::fill

@@ -1,4 +1,5 @@
-// FLOOR kernels; contract in types/signatures/floor.hpp. floor(x) in float32 (exact).
+// FLOOR kernels; contract in types/signatures/floor.hpp. floor(x) in float32 (exact, the
+// float32 SIMD path too).
 #pragma once
 
 #include <cmath>
@@ -14,18 +15,17 @@ struct lane {
     return xsimd::copysign(xsimd::floor(x), x);  // keeps -0 (the SSE2 floor loses it)
   }
 };
+using op = kernels::vunary::unary_op<lane>;
 
 /// Types f32 f16 (float16 computed in float32, rounded once).
 template <types::float_element E>
 void reference(const kernel_io& io) {
-  kernels::vunary::float_loop<E>(io, lane{});
+  op::reference<E>(io);
 }
-/// float32; exact.
 template <class Arch>
 void vectorized(const kernel_io& io) {
-  kernels::vunary::f32_simd<Arch>(io, lane{});
+  op::vectorized<Arch>(io);
 }
-
-inline types::result<kernel> bind(const bind_context& c) { return kernels::vunary::bind_float(c, lane{}); }
+inline types::result<kernel> bind(const bind_context& c) { return op::bind(c); }
 
 }  // namespace nnhal::ops::floor

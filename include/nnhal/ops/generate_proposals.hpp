@@ -1,8 +1,10 @@
 // GENERATE_PROPOSALS kernels; contract in types/signatures/generate_proposals.hpp. Inputs
 // are widened to float (quantized: (q - zero_point) * scale), the proposals come from
-// detail::detection::generate_proposals (the float algorithm of the AOSP CPU path, which
-// shape inference also runs to size the outputs; the bound kernel runs its NMS IoU scans
-// vectorized), and scores and boxes are rounded once to the output types.
+// detail::detection::generate_proposals (the float algorithm of the AOSP CPU path), and
+// scores and boxes are rounded once to the output types. At execution shape inference
+// computes the proposals (they fix the output sizes) and hands them over in
+// kernel_io::scratch; a kernel called without them computes them, its NMS IoU scans
+// vectorized.
 #pragma once
 
 #include <algorithm>
@@ -23,10 +25,14 @@ template <types::element E>
 void run(const kernel_io& io, dd::hard_nms_fn pass) {
   const std::size_t capacity = io.out[0].dims[0];
   if (capacity == 0) return;
-  const auto p = dd::generate_proposals(dd::reals(io.in[0]), dd::reals(io.in[1]), dd::reals(io.in[2]),
-                                        dd::reals(io.in[3]), contract::params(io.in), pass);
-  // Equal to shape inference's count (see box_with_nms_limit.hpp on float contraction);
-  // whatever happens, the outputs stay in bounds and initialized.
+  dd::proposals local;
+  const auto* kept = io.scratch ? io.scratch->get<dd::proposals_payload>() : nullptr;
+  if (!kept)
+    dd::generate_proposals(dd::reals(io.in[0]), dd::reals(io.in[1]), dd::reals(io.in[2]), dd::reals(io.in[3]),
+                           contract::params(io.in), pass, local);
+  const dd::proposals& p = kept ? kept->kept : local;
+  // Without inference's proposals the count could differ (see box_with_nms_limit.hpp on
+  // float contraction); whatever happens, the outputs stay in bounds and initialized.
   const std::size_t n = std::min(capacity, p.scores.size());
   for (std::size_t k = 0; k < 3; ++k)
     std::memset(io.out_data[k], 0, types::type_info(io.out[k].type).element_size * io.out[k].element_count());
@@ -48,13 +54,8 @@ void vectorized(const kernel_io& io) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{vectorized<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{vectorized<types::f16>};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{vectorized<types::qu8>};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{vectorized<types::qs8>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
+                                                                   []<class E>(E) { return kernel{vectorized<E>}; });
 }
 
 }  // namespace nnhal::ops::generate_proposals

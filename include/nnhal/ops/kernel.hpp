@@ -5,7 +5,9 @@
 
 #include <cassert>
 #include <functional>
+#include <optional>
 #include <span>
+#include <type_traits>
 
 #include "nnhal/exec/parallel.hpp"
 #include "nnhal/types/element.hpp"
@@ -25,6 +27,9 @@ struct kernel_io {
   std::span<const operand_desc> out;
   std::span<std::byte* const> out_data;
   exec::parallel_context* par = nullptr;
+  /// What this execution's shape inference left for the kernel (see infer_scratch), or
+  /// nullptr; a kernel that finds nothing there recomputes it.
+  const types::sig::infer_scratch* scratch = nullptr;
 
   template <types::element E>
   types::tensor_view<const E> input(std::size_t i) const noexcept {
@@ -58,6 +63,26 @@ struct bind_context {
 inline types::error unsupported(const bind_context& c) {
   return types::make_error(types::ErrorStatus::INVALID_ARGUMENT, to_string(c.op.type), ": no kernel for input type ",
                            c.in.empty() ? types::OperandType::FLOAT32 : c.in[0].type);
+}
+
+/// The usual last step of a bind(): picks, among the element tags `Es...`, the one whose
+/// HAL type is `t` and returns `make(E{})` (a kernel, or a result<kernel> when making it
+/// can fail); unsupported(c) when `t` is none of them. Replaces a switch over operand
+/// types in every operation:
+///
+///   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(
+///       c, c.in[0].type, []<class E>(E) { return kernel{reference<E>}; });
+template <types::element... Es, class Make>
+types::result<kernel> bind_for(const bind_context& c, OperandType t, Make&& make) {
+  std::optional<types::result<kernel>> bound;
+  const auto try_one = [&]<class E>(E tag) {
+    if (bound || t != E::hal) return;
+    if constexpr (std::is_same_v<std::invoke_result_t<Make&, E>, kernel>) bound.emplace(kernel(make(tag)));
+    else bound.emplace(make(tag));
+  };
+  (try_one(Es{}), ...);
+  if (bound) return std::move(*bound);
+  return unsupported(c);
 }
 
 }  // namespace nnhal::ops

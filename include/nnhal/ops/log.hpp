@@ -1,5 +1,6 @@
 // LOG kernels; contract in types/signatures/log.hpp. Natural logarithm in float32 (std::log:
-// log(0) = -inf, log(x < 0) = NaN).
+// log(0) = -inf, log(x < 0) = NaN); the float32 SIMD path (xsimd::log) is within the CTS
+// float32 tolerance (tests check it).
 #pragma once
 
 #include <cmath>
@@ -15,18 +16,17 @@ struct lane {
     return xsimd::log(x);
   }
 };
+using op = kernels::vunary::unary_op<lane>;
 
 /// Types f32 f16 (float16 computed in float32, rounded once).
 template <types::float_element E>
 void reference(const kernel_io& io) {
-  kernels::vunary::float_loop<E>(io, lane{});
+  op::reference<E>(io);
 }
-/// float32; xsimd::log, within the CTS float32 tolerance of the reference (tests check it).
 template <class Arch>
 void vectorized(const kernel_io& io) {
-  kernels::vunary::f32_simd<Arch>(io, lane{});
+  op::vectorized<Arch>(io);
 }
-
-inline types::result<kernel> bind(const bind_context& c) { return kernels::vunary::bind_float(c, lane{}); }
+inline types::result<kernel> bind(const bind_context& c) { return op::bind(c); }
 
 }  // namespace nnhal::ops::log

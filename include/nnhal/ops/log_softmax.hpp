@@ -10,7 +10,7 @@
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
-#include "nnhal/types/signatures/softmax.hpp"
+#include "nnhal/types/signatures/detail_axis_norm.hpp"
 
 namespace nnhal::ops::log_softmax {
 
@@ -39,11 +39,7 @@ void reference(const kernel_io& io) {
 
 /// Types f32 f16 (relaxed f32 runs in f32).
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16>(c, c.in[0].type, []<class E>(E) { return kernel{reference<E>}; });
 }
 
 }  // namespace nnhal::ops::log_softmax

@@ -1,13 +1,11 @@
 // LOGISTIC kernels; contract in types/signatures/logistic.hpp. Floats: 1 / (1 + e^-x) in
-// float32 (as the AOSP CPU path). Quantized (output scale 1/256, zero point 0 or -128):
+// float32 (as the AOSP CPU path); the float32 SIMD path (xsimd::exp) is within the CTS
+// float32 tolerance (tests check it). Quantized (output scale 1/256, zero point 0 or -128):
 // bit-exact with the AOSP path, TFLite's quantized Logistic: the centred input is rescaled to
 // Q4.27 with a fixed multiplier, gemmlowp's fixed-point logistic gives Q0.31, rounded to 8 bits.
 #pragma once
 
 #include <cmath>
-#include <cstdint>
-#include <limits>
-#include <optional>
 
 #include "nnhal/ops/kernels/unary.hpp"
 
@@ -21,54 +19,19 @@ struct lane {
     return batch(1.0f) / (batch(1.0f) + xsimd::exp(-x));
   }
 };
-
-/// One stored value: the result on the unsigned 0..255 scale, shifted for the signed type.
-template <class S>
-S quant_value(S v, const kernels::vunary::input_rescale& p) noexcept {
-  const std::int32_t centered = std::int32_t{v} - p.zero_point;
-  std::int32_t u;
-  if (centered <= -p.radius) {
-    u = 0;
-  } else if (centered >= p.radius) {
-    u = 255;
-  } else {
-    const std::int32_t y =
-        kernels::vunary::fixed::logistic<kernels::vunary::input_integer_bits>(kernels::vunary::to_q4(centered, p));
-    u = quant::rounding_divide_by_pot(y, 23);  // Q0.31 -> 1/256 steps
-    if (u > 255) u = 255;                      // logistic(x) -> 1 rounds to 256
-  }
-  return static_cast<S>(u + (std::numeric_limits<S>::min() < 0 ? -128 : 0));
-}
+/// Q0.31 to 1/256 steps (zero point 0 on the unsigned scale).
+using spec = kernels::vunary::squash_quant<kernels::vunary::fixed::logistic<kernels::vunary::input_integer_bits>, 23, 0>;
+using op = kernels::vunary::unary_op<lane, spec>;
 
 /// Types f32 f16 qu8 qs8.
 template <types::element E>
 void reference(const kernel_io& io) {
-  if constexpr (types::float_element<E>) {
-    kernels::vunary::float_loop<E>(io, lane{});
-  } else {
-    using S = typename E::storage;
-    const auto p = kernels::vunary::make_input_rescale(io.in[0].scale, io.in[0].zero_point);
-    if (!p) return;  // rejected by shape inference
-    kernels::vunary::map<E, E>(io, [&p](S v) { return quant_value(v, *p); });
-  }
+  op::reference<E>(io);
 }
-/// float32 with xsimd::exp; within the CTS float32 tolerance of the reference (tests check it).
 template <class Arch>
 void vectorized(const kernel_io& io) {
-  kernels::vunary::f32_simd<Arch>(io, lane{});
+  op::vectorized<Arch>(io);
 }
-
-inline types::result<kernel> bind(const bind_context& c) {
-  const auto quant_kernel = [&]<class E>(E) -> types::result<kernel> {
-    const auto p = kernels::vunary::make_input_rescale(c.in[0].scale, c.in[0].zero_point);
-    if (!p) return unsupported(c);
-    return kernels::vunary::table8_kernel<E>([&p](typename E::storage v) { return quant_value(v, *p); });
-  };
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_QUANT8_ASYMM: return quant_kernel(types::qu8{});
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quant_kernel(types::qs8{});
-    default: return kernels::vunary::bind_float(c, lane{});
-  }
-}
+inline types::result<kernel> bind(const bind_context& c) { return op::bind(c); }
 
 }  // namespace nnhal::ops::logistic

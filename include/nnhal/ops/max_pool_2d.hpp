@@ -12,8 +12,6 @@
 
 namespace nnhal::ops::max_pool_2d {
 
-namespace pool2d = types::sig::detail::pool2d;
-
 template <class S>
 struct float_max {
   using acc_t = float;
@@ -37,24 +35,6 @@ struct quant_max {
   }
 };
 
-template <types::element E>
-void reference(const kernel_io& io) {
-  using S = typename E::storage;
-  const auto in = io.input<E>(0);
-  auto out = io.output<E>(0);
-  if (out.size() == 0) return;
-  const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
-  const auto in_l = kernels::pool_norm::nhwc_layout::of(in.dims, g.nchw);
-  const auto out_l = kernels::pool_norm::nhwc_layout::of(out.dims, g.nchw);
-  if constexpr (types::float_element<E>) {
-    kernels::pool_norm::pool_2d(in.data, in_l, out.data, out_l, g, float_max<S>{kernels::activation_range_float(g.activation)});
-  } else {
-    const auto r = quant::activation_range(g.activation, out.scale, out.zero_point, std::numeric_limits<S>::min(),
-                                           std::numeric_limits<S>::max());
-    kernels::pool_norm::pool_2d(in.data, in_l, out.data, out_l, g, quant_max<S>{r});
-  }
-}
-
 /// Float32 SIMD lane: the same compares as float_max, so results equal the reference's.
 struct f32_max_lane {
   kernels::float_range range;
@@ -71,31 +51,17 @@ struct f32_max_lane {
   }
 };
 
+using pool = kernels::pool_norm::pool_op<float_max, quant_max, f32_max_lane>;
+
+template <types::element E>
+inline constexpr auto& reference = pool::reference<E>;
+
 /// Float32 NHWC with the channel loop in xsimd batches of Arch; NCHW runs the reference.
 /// Versus reference: bit-identical (tests check it).
 template <class Arch>
-void vectorized(const kernel_io& io) {
-  const auto in = io.input<types::f32>(0);
-  auto out = io.output<types::f32>(0);
-  if (out.size() == 0) return;
-  const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
-  if (g.nchw) return reference<types::f32>(io);
-  kernels::pool_norm::pool_2d_f32_nhwc<Arch>(in.data, kernels::pool_norm::nhwc_layout::of(in.dims, false), out.data,
-                                             kernels::pool_norm::nhwc_layout::of(out.dims, false), g,
-                                             f32_max_lane{kernels::activation_range_float(g.activation)});
-}
+inline constexpr auto& vectorized = pool::vectorized<Arch>;
 
 /// Types f32 (vectorized for NHWC when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs in f32).
-inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-      if constexpr (kernels::pool_norm::has_simd) return kernel{vectorized<kernels::pool_norm::simd_arch>};
-      return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{reference<types::qu8>};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference<types::qs8>};
-    default: return unsupported(c);
-  }
-}
+inline types::result<kernel> bind(const bind_context& c) { return pool::bind<types::f16, types::qu8, types::qs8>(c); }
 
 }  // namespace nnhal::ops::max_pool_2d

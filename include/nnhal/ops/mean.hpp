@@ -12,7 +12,6 @@
 #include <cstdint>
 
 #include "nnhal/ops/kernel.hpp"
-#include "nnhal/ops/kernels/binary.hpp"  // load_float, store_float
 #include "nnhal/ops/kernels/reduce.hpp"
 
 namespace nnhal::ops::mean {
@@ -45,36 +44,27 @@ struct quant_mean {
   }
 };
 
+/// The fold for tag E: float_mean or quant_mean over the plan's reduced count.
 template <types::element E>
-void reference(const kernel_io& io) {
-  const auto plan = kernels::reduce_plan_from_axes(io);
-  const auto* x = io.input<E>(0).data;
-  auto* y = io.output<E>(0).data;
-  // Shape inference rejects empty reductions; the guard keeps the division defined.
-  const std::size_t n = plan.reduced_count == 0 ? 1 : plan.reduced_count;
-  if constexpr (types::float_element<E>) {
-    kernels::reduce(plan, x, y, float_mean<E>{static_cast<float>(n)});
-  } else {
-    kernels::reduce(plan, x, y, quant_mean<E>{static_cast<std::int64_t>(n)});
+struct mean_of {
+  static auto of(const kernels::reduce_plan& p) {
+    // Shape inference rejects empty reductions; the guard keeps the division defined.
+    const std::size_t n = p.reduced_count == 0 ? 1 : p.reduced_count;
+    if constexpr (types::float_element<E>) return float_mean<E>{static_cast<float>(n)};
+    else return quant_mean<E>{static_cast<std::int64_t>(n)};
   }
-}
+};
+using op = kernels::axes_reduction<mean_of>;
+
+/// The scalar loops (kernels::reduce): the fallback and the tests' oracle.
+template <types::element E>
+inline constexpr auto& reference = op::reference<E>;
 
 /// Float32 with xsimd batches (kernels::reduce_vectorized): equal to reference() bit for bit.
-inline void vectorized_f32(const kernel_io& io) {
-  const auto plan = kernels::reduce_plan_from_axes(io);
-  const std::size_t n = plan.reduced_count == 0 ? 1 : plan.reduced_count;
-  kernels::reduce_vectorized(plan, io.input<types::f32>(0).data, io.output<types::f32>(0).data,
-                             float_mean<types::f32>{static_cast<float>(n)});
-}
+inline constexpr auto& vectorized_f32 = op::vectorized_f32;
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{vectorized_f32};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{reference<types::qu8>};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference<types::qs8>};
-    default: return unsupported(c);
-  }
+  return op::bind<types::f32, types::f16, types::qu8, types::qs8>(c);
 }
 
 }  // namespace nnhal::ops::mean

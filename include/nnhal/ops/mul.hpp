@@ -13,10 +13,8 @@ struct quant_params {
 };
 
 inline quant_params make_quant_params(const operand_desc& a, const operand_desc& b, const operand_desc& o) {
-  // The product of the input scales is formed in float, as the AOSP path does.
-  const float product = a.scale * b.scale;
   quant_params p;
-  p.out = quant::quantize_multiplier(static_cast<double>(product) / static_cast<double>(o.scale));
+  p.out = kernels::product_multiplier(a.scale, b.scale, o.scale);
   p.zp0 = a.zero_point;
   p.zp1 = b.zero_point;
   p.zp_out = o.zero_point;
@@ -70,20 +68,12 @@ void vectorized(const kernel_io& io, const quant_params& p) {
 #endif
 }
 
+/// Float and int32 through reference(); quant8 through vectorized() when the CPU has AVX-512.
 inline types::result<kernel> bind(const bind_context& c) {
-  const quant_params p = types::is_quantized(c.in[0].type) ? make_quant_params(c.in[0], c.in[1], c.out[0]) : quant_params{};
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{[](const kernel_io& io) { reference<types::f32>(io, {}); }};
-    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, {}); }};
-    case OperandType::TENSOR_INT32: return kernel{[](const kernel_io& io) { reference<types::i32>(io, {}); }};
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      if (simd::cpu().avx512) return kernel{[p](const kernel_io& io) { vectorized<types::qu8>(io, p); }};
-      return kernel{[p](const kernel_io& io) { reference<types::qu8>(io, p); }};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      if (simd::cpu().avx512) return kernel{[p](const kernel_io& io) { vectorized<types::qs8>(io, p); }};
-      return kernel{[p](const kernel_io& io) { reference<types::qs8>(io, p); }};
-    default: return unsupported(c);
-  }
+  return kernels::bind_arithmetic(c, make_quant_params, []<class E>(E) -> kernels::arithmetic_fn<quant_params> {
+    if constexpr (types::quantized_element<E>) return simd::cpu().avx512 ? vectorized<E> : reference<E>;
+    else return reference<E>;
+  });
 }
 
 }  // namespace nnhal::ops::mul

@@ -18,11 +18,7 @@ void reference(const kernel_io& io) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{reference<types::f32>};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16>(c, c.in[0].type, []<class E>(E) { return kernel{reference<E>}; });
 }
 
 }  // namespace nnhal::ops::pow

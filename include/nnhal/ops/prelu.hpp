@@ -17,13 +17,12 @@ struct quant_params {
   std::int32_t zp_in = 0, zp_alpha = 0, zp_out = 0;
 };
 
-/// The scale products and ratios are formed in float first, as the AOSP path does.
+/// The scale ratio and product are formed in float first, as the AOSP path does.
 inline quant_params make_quant_params(const operand_desc& in, const operand_desc& alpha, const operand_desc& out) {
   const float ratio = in.scale / out.scale;
-  const float product = in.scale * alpha.scale;
   quant_params p;
   p.pos = quant::quantize_multiplier(static_cast<double>(ratio));
-  p.neg = quant::quantize_multiplier(static_cast<double>(product) / static_cast<double>(out.scale));
+  p.neg = kernels::product_multiplier(in.scale, alpha.scale, out.scale);
   p.zp_in = in.zero_point;
   p.zp_alpha = alpha.zero_point;
   p.zp_out = out.zero_point;
@@ -58,15 +57,12 @@ void reference(const kernel_io& io, const quant_params& p) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
-  const quant_params p = types::is_quantized(c.in[0].type) ? make_quant_params(c.in[0], c.in[1], c.out[0]) : quant_params{};
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{[](const kernel_io& io) { reference<types::f32>(io, {}); }};
-    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, {}); }};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{[p](const kernel_io& io) { reference<types::qu8>(io, p); }};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return kernel{[p](const kernel_io& io) { reference<types::qs8>(io, p); }};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, [&c]<class E>(E) {
+    if constexpr (types::quantized_element<E>)
+      return kernel{[p = make_quant_params(c.in[0], c.in[1], c.out[0])](const kernel_io& io) { reference<E>(io, p); }};
+    else
+      return kernel{[](const kernel_io& io) { reference<E>(io, {}); }};
+  });
 }
 
 }  // namespace nnhal::ops::prelu

@@ -4,7 +4,6 @@
 #pragma once
 
 #include "nnhal/ops/kernel.hpp"
-#include "nnhal/ops/kernels/binary.hpp"  // load_float, store_float
 #include "nnhal/ops/kernels/reduce.hpp"
 
 namespace nnhal::ops::reduce_prod {
@@ -27,24 +26,15 @@ struct prod {
   storage finish(acc a) const noexcept { return kernels::store_float<storage>(a); }
 };
 
+using op = kernels::axes_reduction<prod>;
+
+/// The scalar loops (kernels::reduce): the fallback and the tests' oracle.
 template <types::element E>
-void reference(const kernel_io& io) {
-  const auto plan = kernels::reduce_plan_from_axes(io);
-  kernels::reduce(plan, io.input<E>(0).data, io.output<E>(0).data, prod<E>{});
-}
+inline constexpr auto& reference = op::reference<E>;
 
 /// Float32 with xsimd batches (kernels::reduce_vectorized): equal to reference() bit for bit.
-inline void vectorized_f32(const kernel_io& io) {
-  const auto plan = kernels::reduce_plan_from_axes(io);
-  kernels::reduce_vectorized(plan, io.input<types::f32>(0).data, io.output<types::f32>(0).data, prod<types::f32>{});
-}
+inline constexpr auto& vectorized_f32 = op::vectorized_f32;
 
-inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{vectorized_f32};
-    case OperandType::TENSOR_FLOAT16: return kernel{reference<types::f16>};
-    default: return unsupported(c);
-  }
-}
+inline types::result<kernel> bind(const bind_context& c) { return op::bind<types::f32, types::f16>(c); }
 
 }  // namespace nnhal::ops::reduce_prod

@@ -1,7 +1,7 @@
-// RELU6 kernels; contract in types/signatures/relu6.hpp. output = min(6, max(0, x)) on the shared unary
-// skeleton (kernels/unary.hpp): floats clamp in real numbers (NaN gives the lower bound, as
-// the AOSP CPU path); quantized clamps the stored values at the quantized bounds (the output
-// quantization equals the input's).
+// RELU6 kernels; contract in types/signatures/relu6.hpp. output = min(6, max(0, x)) through the
+// shared activation operation (kernels/unary.hpp): floats clamp in real numbers (NaN gives the
+// lower bound, as the AOSP CPU path; the float32 SIMD path is exact); quantized clamps the
+// stored values at the quantized bounds (the output quantization equals the input's).
 #pragma once
 
 #include "nnhal/ops/kernels/unary.hpp"
@@ -9,19 +9,17 @@
 namespace nnhal::ops::relu6 {
 
 inline constexpr std::int32_t activation = 3;  // FusedActivationFunc::RELU6
+using op = kernels::vunary::activation_op<activation>;
 
 /// Types f32 f16 qu8 qs8.
 template <types::element E>
 void reference(const kernel_io& io) {
-  kernels::vunary::activation_reference<E>(io, activation);
+  op::reference<E>(io);
 }
-/// float32, exact.
 template <class Arch>
 void vectorized(const kernel_io& io) {
-  const auto r = kernels::activation_range_float(activation);
-  kernels::vunary::f32_simd<Arch>(io, kernels::vunary::clamp_lane{r.lo, r.hi});
+  op::vectorized<Arch>(io);
 }
-
-inline types::result<kernel> bind(const bind_context& c) { return kernels::vunary::bind_activation(c, activation); }
+inline types::result<kernel> bind(const bind_context& c) { return op::bind(c); }
 
 }  // namespace nnhal::ops::relu6

@@ -2,26 +2,14 @@
 // a copy here; the executor may alias the buffer instead.
 #pragma once
 
-#include <cstring>
-
 #include "nnhal/ops/kernel.hpp"
-#include "nnhal/types/element.hpp"
+#include "nnhal/ops/kernels/copy.hpp"
 
 namespace nnhal::ops::reshape {
 
-inline void reference(const kernel_io& io) {
-  const std::size_t bytes = io.in[0].element_count() * types::type_info(io.in[0].type).element_size;
-  if (bytes != 0 && io.out_data[0] != io.in[0].value) std::memmove(io.out_data[0], io.in[0].value, bytes);
-}
-
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-    case OperandType::TENSOR_FLOAT16:
-    case OperandType::TENSOR_QUANT8_ASYMM:
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return kernel{reference};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
+                                                                   [](auto) { return kernel{kernels::copy_as_is}; });
 }
 
 }  // namespace nnhal::ops::reshape

@@ -13,15 +13,9 @@ void reference(const kernel_io& io) {
   const auto& in = io.in[0];
   if (in.element_count() == 0) return;
   const auto axis = static_cast<std::size_t>(io.in[1].at<std::int32_t>(0));
-  const auto strides = kernels::dense_strides(in.dims, es);
-  kernels::strided_source s;
-  s.rank = in.dims.size();
-  for (std::size_t d = 0; d < s.rank; ++d) {
-    s.extent[d] = in.dims[d];
-    s.stride[d] = strides[d];
-  }
-  s.base = in.value + static_cast<std::ptrdiff_t>(in.dims[axis] - 1) * strides[axis];
-  s.stride[axis] = -strides[axis];
+  auto s = kernels::dense_source(in, es);
+  s.base += static_cast<std::ptrdiff_t>(in.dims[axis] - 1) * s.stride[axis];
+  s.stride[axis] = -s.stride[axis];
   kernels::copy_strided(io.out_data[0], s, es);
 }
 

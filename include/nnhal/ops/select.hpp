@@ -25,21 +25,16 @@ void reference(const kernel_io& io, const kernels::requant_pair<typename E::stor
   }
 }
 
+/// Quant8: both requantization tables built here, once.
 inline types::result<kernel> bind(const bind_context& c) {
-  switch (c.in[1].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{[](const kernel_io& io) { reference<types::f32>(io, nullptr); }};
-    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, nullptr); }};
-    case OperandType::TENSOR_INT32: return kernel{[](const kernel_io& io) { reference<types::i32>(io, nullptr); }};
-    case OperandType::TENSOR_QUANT8_ASYMM: {
-      auto t = kernels::make_requant_pair<std::uint8_t>(c.in[1], c.in[2], c.out[0]);
-      return kernel{[t](const kernel_io& io) { reference<types::qu8>(io, t.get()); }};
+  return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(c, c.in[1].type, [&c]<class E>(E) {
+    if constexpr (types::quantized_element<E>) {
+      auto t = kernels::make_requant_pair<typename E::storage>(c.in[1], c.in[2], c.out[0]);
+      return kernel{[t](const kernel_io& io) { reference<E>(io, t.get()); }};
+    } else {
+      return kernel{[](const kernel_io& io) { reference<E>(io, nullptr); }};
     }
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
-      auto t = kernels::make_requant_pair<std::int8_t>(c.in[1], c.in[2], c.out[0]);
-      return kernel{[t](const kernel_io& io) { reference<types::qs8>(io, t.get()); }};
-    }
-    default: return unsupported(c);
-  }
+  });
 }
 
 }  // namespace nnhal::ops::select

@@ -13,14 +13,10 @@ void reference(const kernel_io& io) {
   const auto& in = io.in[0];
   const auto& out = io.out[0];
   if (out.element_count() == 0) return;
-  const auto strides = kernels::dense_strides(in.dims, es);
-  kernels::strided_source s;
-  s.base = in.value;
-  s.rank = in.dims.size();
+  auto s = kernels::dense_source(in, es);
   for (std::size_t d = 0; d < s.rank; ++d) {
-    s.base += static_cast<std::ptrdiff_t>(io.in[1].at<std::int32_t>(d)) * strides[d];
+    s.base += static_cast<std::ptrdiff_t>(io.in[1].at<std::int32_t>(d)) * s.stride[d];
     s.extent[d] = out.dims[d];
-    s.stride[d] = strides[d];
   }
   kernels::copy_strided(io.out_data[0], s, es);
 }

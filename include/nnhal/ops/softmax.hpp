@@ -185,16 +185,12 @@ inline types::result<kernel> bind(const bind_context& c) {
   std::optional<quant_params> p;
   if (types::is_quantized(c.in[0].type))
     if (auto beta = types::sig::detail::axis_norm::float_scalar(c.in[1])) p = make_quant_params(*beta, c.in[0].scale);
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-      if constexpr (kernels::pool_norm::has_simd) return kernel{vectorized<kernels::pool_norm::simd_arch>};
-      return kernel{[](const kernel_io& io) { reference<types::f32>(io); }};
-    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io); }};
-    case OperandType::TENSOR_QUANT8_ASYMM: return kernel{[p](const kernel_io& io) { reference<types::qu8>(io, p); }};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return kernel{[p](const kernel_io& io) { reference<types::qs8>(io, p); }};
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, [p]<class E>(E) {
+    if constexpr (std::is_same_v<E, types::f32> && kernels::pool_norm::has_simd)
+      return kernel{vectorized<kernels::pool_norm::simd_arch>};
+    else if constexpr (types::float_element<E>) return kernel{[](const kernel_io& io) { reference<E>(io); }};
+    else return kernel{[p](const kernel_io& io) { reference<E>(io, p); }};
+  });
 }
 
 }  // namespace nnhal::ops::softmax

@@ -1,5 +1,5 @@
 // SQRT kernels; contract in types/signatures/sqrt.hpp. Square root in float32 (IEEE: correctly
-// rounded; sqrt(x < 0) = NaN).
+// rounded; sqrt(x < 0) = NaN), so the float32 SIMD path is exact.
 #pragma once
 
 #include <cmath>
@@ -15,18 +15,17 @@ struct lane {
     return xsimd::sqrt(x);
   }
 };
+using op = kernels::vunary::unary_op<lane>;
 
 /// Types f32 f16 (float16 computed in float32, rounded once).
 template <types::float_element E>
 void reference(const kernel_io& io) {
-  kernels::vunary::float_loop<E>(io, lane{});
+  op::reference<E>(io);
 }
-/// float32; exact (IEEE square root on both paths).
 template <class Arch>
 void vectorized(const kernel_io& io) {
-  kernels::vunary::f32_simd<Arch>(io, lane{});
+  op::vectorized<Arch>(io);
 }
-
-inline types::result<kernel> bind(const bind_context& c) { return kernels::vunary::bind_float(c, lane{}); }
+inline types::result<kernel> bind(const bind_context& c) { return op::bind(c); }
 
 }  // namespace nnhal::ops::sqrt

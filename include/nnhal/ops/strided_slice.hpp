@@ -17,17 +17,14 @@ void reference(const kernel_io& io) {
   if (io.out[0].element_count() == 0) return;
   const std::int32_t begin_mask = io.scalar<std::int32_t>(4);
   const std::int32_t end_mask = io.scalar<std::int32_t>(5);
-  const auto strides = kernels::dense_strides(in.dims, es);
-  kernels::strided_source s;
-  s.base = in.value;
-  s.rank = in.dims.size();
+  auto s = kernels::dense_source(in, es);
   for (std::size_t d = 0; d < s.rank; ++d) {
     // Shrunk dimensions resolve to one element too, so they need no special case here.
     const sig::dim_slice r = sig::resolve(in.dims[d], io.in[1].at<std::int32_t>(d), io.in[2].at<std::int32_t>(d),
                                           io.in[3].at<std::int32_t>(d), (begin_mask >> d) & 1, (end_mask >> d) & 1);
-    s.base += r.start * strides[d];
+    s.base += r.start * s.stride[d];
     s.extent[d] = static_cast<std::size_t>(r.count);
-    s.stride[d] = r.stride * strides[d];
+    s.stride[d] *= r.stride;
   }
   kernels::copy_strided(io.out_data[0], s, es);
 }

@@ -63,23 +63,18 @@ void vectorized(const kernel_io& io, const quant_params& p) {
   add::vectorized<E>(io, p);
 }
 
-// Qualified calls: quant_params is ADD's type, so ADL would also find add::reference.
+/// Float32 through vectorized() (xsimd), float16 and int32 through reference(); quant8
+/// through ADD's AVX-512 runs when the CPU has them. Qualified names: quant_params is ADD's
+/// type, so ADL would also find add::reference.
 inline types::result<kernel> bind(const bind_context& c) {
-  const quant_params p = types::is_quantized(c.in[0].type) ? make_quant_params(c.in[0], c.in[1], c.out[0]) : quant_params{};
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-      if constexpr (kernels::vbinary::has_simd) return kernel{sub::vectorized<kernels::vbinary::simd_arch>};
-      else return kernel{[](const kernel_io& io) { sub::reference<types::f32>(io, {}); }};
-    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { sub::reference<types::f16>(io, {}); }};
-    case OperandType::TENSOR_INT32: return kernel{[](const kernel_io& io) { sub::reference<types::i32>(io, {}); }};
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      if (simd::cpu().avx512) return kernel{[p](const kernel_io& io) { sub::vectorized<types::qu8>(io, p); }};
-      return kernel{[p](const kernel_io& io) { sub::reference<types::qu8>(io, p); }};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      if (simd::cpu().avx512) return kernel{[p](const kernel_io& io) { sub::vectorized<types::qs8>(io, p); }};
-      return kernel{[p](const kernel_io& io) { sub::reference<types::qs8>(io, p); }};
-    default: return unsupported(c);
-  }
+  return kernels::bind_arithmetic(c, sub::make_quant_params, []<class E>(E) -> kernels::arithmetic_fn<quant_params> {
+    if constexpr (std::is_same_v<E, types::f32> && kernels::vbinary::has_simd) {
+      return [](const kernel_io& io, const quant_params&) { sub::vectorized<kernels::vbinary::simd_arch>(io); };
+    } else if constexpr (types::quantized_element<E>) {
+      if (simd::cpu().avx512) return sub::vectorized<E>;
+    }
+    return sub::reference<E>;
+  });
 }
 
 }  // namespace nnhal::ops::sub

@@ -65,19 +65,32 @@ struct pool_options {
 
 class builder;
 
+namespace detail {
+/// The operand index behind the typed handles below; only the builder makes non-empty ones.
+class handle {
+ public:
+  std::uint32_t index() const noexcept { return index_; }
+
+ protected:
+  handle() = default;
+  explicit handle(std::uint32_t i) : index_(i) {}
+
+ private:
+  std::uint32_t index_ = UINT32_MAX;
+};
+}  // namespace detail
+
 /// Handle of a tensor operand of element tag E in one builder's model. A default
 /// handle refers to nothing; using it records an error that build() reports.
 template <element E>
-class tensor {
+class tensor : public detail::handle {
  public:
   using element_type = E;
   tensor() = default;
-  std::uint32_t index() const noexcept { return index_; }
 
  private:
   friend class builder;
-  explicit tensor(std::uint32_t i) : index_(i) {}
-  std::uint32_t index_ = UINT32_MAX;
+  explicit tensor(std::uint32_t i) : handle(i) {}
 };
 
 namespace detail {
@@ -111,17 +124,15 @@ concept scalar_value = requires { detail::scalar_hal<S>::type; };
 
 /// Handle of a scalar operand holding an S.
 template <scalar_value S>
-class scalar {
+class scalar : public detail::handle {
  public:
   using value_type = S;
   static constexpr OperandType hal = detail::scalar_hal<S>::type;
   scalar() = default;
-  std::uint32_t index() const noexcept { return index_; }
 
  private:
   friend class builder;
-  explicit scalar(std::uint32_t i) : index_(i) {}
-  std::uint32_t index_ = UINT32_MAX;
+  explicit scalar(std::uint32_t i) : handle(i) {}
 };
 
 /// Any handle, for the untyped `operation()` fallback; NO_VALUE stands for an omitted input.

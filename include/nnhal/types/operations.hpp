@@ -22,6 +22,7 @@ struct op_entry {
   HalVersion since = HalVersion::V1_0;  // the earliest row's version
   std::span<const sig::trailing_default> trailing_defaults;  // see sig::trailing_default
   std::uint64_t omittable = 0;  // see sig::bit
+  sig::infer_into_fn infer_into = nullptr;  // the same inference into a reused list (execution)
 };
 
 namespace detail {
@@ -35,11 +36,6 @@ constexpr std::uint64_t omittable_of() {
   if constexpr (requires { S::omittable; }) return S::omittable;
   else return 0;
 }
-template <class S>
-constexpr sig::infer_fn infer_of() {
-  if constexpr (requires { &S::infer; }) return &S::infer;
-  else return nullptr;
-}
 constexpr HalVersion earliest(std::span<const sig::row> rows) {
   HalVersion v = HalVersion::AIDL_V4;
   for (const auto& r : rows)
@@ -51,8 +47,8 @@ template <class... S>
 constexpr std::array<op_entry, operation_type_count> build_table(sig::signature_list<S...>) {
   std::array<op_entry, operation_type_count> t{};
   ((t[static_cast<std::size_t>(code(S::op))] =
-        op_entry{true, S::op, to_string(S::op), std::span<const sig::row>(S::rows), infer_of<S>(), earliest(S::rows),
-                 defaults_of<S>(), omittable_of<S>()}),
+        op_entry{true, S::op, to_string(S::op), std::span<const sig::row>(S::rows), sig::infer_of<S>(), earliest(S::rows),
+                 defaults_of<S>(), omittable_of<S>(), sig::infer_into_of<S>()}),
    ...);
   return t;
 }

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -122,6 +124,34 @@ struct operand_desc {
   }
 };
 
+/// Work an executing shape inference did that its operation's kernel can reuse (e.g.
+/// BOX_WITH_NMS_LIMIT's selection, which fixes the output sizes), so it runs once per
+/// execution. Each operation that uses it derives its own payload type.
+struct infer_payload {
+  virtual ~infer_payload() = default;
+};
+
+/// Per-operation scratch the executor owns and keeps between executions: infer fills the
+/// payload (reusing its capacity) and marks it ready; the kernel reads it through
+/// kernel_io::scratch. Kernels run without it too (tests, benches), recomputing the work.
+struct infer_scratch {
+  std::unique_ptr<infer_payload> payload;
+  bool ready = false;  // set by this execution's infer of the operation; the executor clears it
+
+  /// The payload as P, created on first use (or if another type was stored); marks it ready.
+  template <class P>
+  P& fill() {
+    if (!dynamic_cast<P*>(payload.get())) payload = std::make_unique<P>();
+    ready = true;
+    return static_cast<P&>(*payload);
+  }
+  /// The payload this execution's infer stored as P, or nullptr.
+  template <class P>
+  const P* get() const noexcept {
+    return ready ? dynamic_cast<const P*>(payload.get()) : nullptr;
+  }
+};
+
 /// Input of an operation's shape inference.
 struct infer_context {
   OperationType op;
@@ -129,10 +159,55 @@ struct infer_context {
   std::span<const operand_desc> outputs;  // as declared by the model (type, quant, dims)
   bool executing = false;                 // true at execution: every shape is known
   HalVersion* min_version = nullptr;      // validation: raise it when a rule needs a newer HAL
+  infer_scratch* scratch = nullptr;       // execution only, and optional: see infer_scratch
 };
 
 /// Output of shape inference: one dimension list per output (0 = unknown at validation).
 using shapes = std::vector<std::vector<std::uint32_t>>;
 using infer_fn = result<shapes> (*)(const infer_context&);
+/// Shape inference into a caller-owned list: the executor keeps `out` between operations
+/// and executions, so an infer_into that assigns into it allocates nothing once warm. A
+/// signature may define `static status infer_into(const infer_context&, shapes&)` next
+/// to (or instead of) infer(); the registry adapts whichever exists (see infer_into_of).
+using infer_into_fn = status (*)(const infer_context&, shapes& out);
+
+/// Sets `out` to these dimension lists, reusing its storage.
+inline void assign_shapes(shapes& out, std::initializer_list<std::span<const std::uint32_t>> lists) {
+  out.resize(lists.size());
+  std::size_t k = 0;
+  for (const auto& l : lists) out[k++].assign(l.begin(), l.end());
+}
+
+namespace detail {
+template <class S>
+status infer_by_value(const infer_context& c, shapes& out) {
+  auto r = S::infer(c);
+  if (!r) return std::move(r).err();
+  out = std::move(*r);
+  return {};
+}
+template <class S>
+result<shapes> infer_by_ref(const infer_context& c) {
+  shapes out;
+  NNHAL_TRY(S::infer_into(c, out));
+  return out;
+}
+}  // namespace detail
+
+/// The registry's infer_into for signature S: its own, or its infer() adapted (which
+/// still allocates the list it returns), or nullptr.
+template <class S>
+constexpr infer_into_fn infer_into_of() {
+  if constexpr (requires { &S::infer_into; }) return &S::infer_into;
+  else if constexpr (requires { &S::infer; }) return &detail::infer_by_value<S>;
+  else return nullptr;
+}
+/// The registry's by-value infer for S: its own, or its infer_into adapted, or nullptr.
+template <class S>
+constexpr infer_fn infer_of() {
+  if constexpr (requires { &S::infer; }) return &S::infer;
+  else if constexpr (requires { &S::infer_into; }) return &detail::infer_by_ref<S>;
+  else return nullptr;
+}
 
 }  // namespace nnhal::types::sig

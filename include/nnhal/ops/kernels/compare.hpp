@@ -105,32 +105,22 @@ void compare_reference(const kernel_io& io, const compare_tables* t) {
   }
 }
 
-/// The kernel for comparison C with the operand types of `c` (any of the six rows).
+/// The kernel for comparison C with the operand types of `c` (any of the six rows); quant8
+/// builds its real-value tables here, once.
 template <comparison C>
 types::result<kernel> bind_compare(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_BOOL8:
-      return kernel{[](const kernel_io& io) { compare_reference<C, types::b8>(io, nullptr); }};
-    case OperandType::TENSOR_FLOAT16:
-      return kernel{[](const kernel_io& io) { compare_reference<C, types::f16>(io, nullptr); }};
-    case OperandType::TENSOR_FLOAT32:
-      return kernel{[](const kernel_io& io) { compare_reference<C, types::f32>(io, nullptr); }};
-    case OperandType::TENSOR_INT32:
-      return kernel{[](const kernel_io& io) { compare_reference<C, types::i32>(io, nullptr); }};
-    case OperandType::TENSOR_QUANT8_ASYMM: {
-      auto t = std::make_shared<const compare_tables>(
-          compare_tables{make_real_table<std::uint8_t>(c.in[0].scale, c.in[0].zero_point),
-                         make_real_table<std::uint8_t>(c.in[1].scale, c.in[1].zero_point)});
-      return kernel{[t](const kernel_io& io) { compare_reference<C, types::qu8>(io, t.get()); }};
-    }
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
-      auto t = std::make_shared<const compare_tables>(
-          compare_tables{make_real_table<std::int8_t>(c.in[0].scale, c.in[0].zero_point),
-                         make_real_table<std::int8_t>(c.in[1].scale, c.in[1].zero_point)});
-      return kernel{[t](const kernel_io& io) { compare_reference<C, types::qs8>(io, t.get()); }};
-    }
-    default: return unsupported(c);
-  }
+  return bind_for<types::b8, types::f16, types::f32, types::i32, types::qu8, types::qs8>(
+      c, c.in[0].type, [&c]<class E>(E) {
+        if constexpr (types::quantized_element<E>) {
+          using S = typename E::storage;
+          auto t = std::make_shared<const compare_tables>(
+              compare_tables{make_real_table<S>(c.in[0].scale, c.in[0].zero_point),
+                             make_real_table<S>(c.in[1].scale, c.in[1].zero_point)});
+          return kernel{[t](const kernel_io& io) { compare_reference<C, E>(io, t.get()); }};
+        } else {
+          return kernel{[](const kernel_io& io) { compare_reference<C, E>(io, nullptr); }};
+        }
+      });
 }
 
 }  // namespace nnhal::ops::kernels

@@ -241,8 +241,26 @@ writer<E> make_writer(const kernel_io& io, int bias_index, std::int32_t act, con
 // Reference loops
 // ---------------------------------------------------------------------------------
 
+/// Calls f(ky, kx, iy, ix) for each tap of a forward convolution's output pixel (oy, ox)
+/// that lands inside the input, in filter order; the others read the padding, i.e.
+/// contribute nothing.
+template <class F>
+void for_each_input_tap(const geometry& g, std::size_t oy, std::size_t ox, F&& f) {
+  for (std::size_t ky = 0; ky < g.filter_h; ++ky) {
+    const std::int64_t iy =
+        static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top + static_cast<std::int64_t>(ky) * g.dil_h;
+    if (iy < 0 || iy >= g.in_h) continue;
+    for (std::size_t kx = 0; kx < g.filter_w; ++kx) {
+      const std::int64_t ix =
+          static_cast<std::int64_t>(ox) * g.stride_w - g.pad_left + static_cast<std::int64_t>(kx) * g.dil_w;
+      if (ix < 0 || ix >= g.in_w) continue;
+      f(ky, kx, static_cast<std::size_t>(iy), static_cast<std::size_t>(ix));
+    }
+  }
+}
+
 /// Forward convolution (CONV_2D, DEPTHWISE_CONV_2D, GROUPED_CONV_2D), one output element
-/// at a time: taps falling outside the input read the padding, i.e. contribute nothing.
+/// at a time.
 template <class Acc, class In, class W, class Store>
 void forward_loops(const geometry& g, In in, W w, Store store) {
   for (std::size_t b = 0; b < g.batches; ++b)
@@ -251,20 +269,11 @@ void forward_loops(const geometry& g, In in, W w, Store store) {
         for (std::size_t oc = 0; oc < g.out_c; ++oc) {
           const std::size_t ic0 = (oc / g.cout_per_group) * g.cin_per_group;
           Acc acc{};
-          for (std::size_t ky = 0; ky < g.filter_h; ++ky) {
-            const std::int64_t iy =
-                static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top + static_cast<std::int64_t>(ky) * g.dil_h;
-            if (iy < 0 || iy >= g.in_h) continue;
-            for (std::size_t kx = 0; kx < g.filter_w; ++kx) {
-              const std::int64_t ix =
-                  static_cast<std::int64_t>(ox) * g.stride_w - g.pad_left + static_cast<std::int64_t>(kx) * g.dil_w;
-              if (ix < 0 || ix >= g.in_w) continue;
-              const std::size_t ib = g.in_l.at(b, static_cast<std::size_t>(iy), static_cast<std::size_t>(ix), ic0);
-              const std::size_t wb = oc * g.f_oc + ky * g.f_y + kx * g.f_x;
-              for (std::size_t k = 0; k < g.cin_per_group; ++k)
-                acc = mac(acc, in(ib + k * g.in_l.sc), w(wb + k * g.f_k));
-            }
-          }
+          for_each_input_tap(g, oy, ox, [&](std::size_t ky, std::size_t kx, std::size_t iy, std::size_t ix) {
+            const std::size_t ib = g.in_l.at(b, iy, ix, ic0);
+            const std::size_t wb = oc * g.f_oc + ky * g.f_y + kx * g.f_x;
+            for (std::size_t k = 0; k < g.cin_per_group; ++k) acc = mac(acc, in(ib + k * g.in_l.sc), w(wb + k * g.f_k));
+          });
           store(g.out_l.at(b, oy, ox, oc), oc, acc);
         }
 }

@@ -208,19 +208,10 @@ void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, cons
       for (std::size_t ox = 0; ox < g.out_w; ++ox) {
         taps_in.clear();
         taps_w.clear();
-        for (std::size_t ky = 0; ky < g.filter_h; ++ky) {
-          const std::int64_t iy =
-              static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top + static_cast<std::int64_t>(ky) * g.dil_h;
-          if (iy < 0 || iy >= g.in_h) continue;
-          for (std::size_t kx = 0; kx < g.filter_w; ++kx) {
-            const std::int64_t ix =
-                static_cast<std::int64_t>(ox) * g.stride_w - g.pad_left + static_cast<std::int64_t>(kx) * g.dil_w;
-            if (ix < 0 || ix >= g.in_w) continue;
-            taps_in.push_back(
-                in + ((b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w + static_cast<std::size_t>(ix)) * ch);
-            taps_w.push_back(w + (ky * g.filter_w + kx) * ch);
-          }
-        }
+        for_each_input_tap(g, oy, ox, [&](std::size_t ky, std::size_t kx, std::size_t iy, std::size_t ix) {
+          taps_in.push_back(in + ((b * g.in_h + iy) * g.in_w + ix) * ch);
+          taps_w.push_back(w + (ky * g.filter_w + kx) * ch);
+        });
         float* o = out + ((b * g.out_h + oy) * g.out_w + ox) * ch;
         const std::size_t n = taps_in.size();
         for (std::size_t c = 0; c < full; c += L) {
@@ -259,6 +250,30 @@ void relayout(const T* src, T* dst, std::size_t n, std::size_t c, std::size_t h,
         }
 }
 
+/// Runs `nhwc(g, in, out)`, a kernel that handles NHWC only: directly, or for an NCHW
+/// operation on NHWC copies of the input and output (its geometry switched to NHWC).
+template <class T, class Run>
+void run_as_nhwc(geometry g, const T* in, T* out, Run&& nhwc) {
+  if (!g.nchw) return nhwc(g, in, out);
+  std::vector<T> in_nhwc(std::size_t{g.batches} * g.in_c * g.in_h * g.in_w),
+      out_nhwc(std::size_t{g.batches} * g.out_c * g.out_h * g.out_w);
+  relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
+  g.nchw = false;
+  g.in_l = make_layout4(false, g.in_h, g.in_w, g.in_c);
+  g.out_l = make_layout4(false, g.out_h, g.out_w, g.out_c);
+  nhwc(g, in_nhwc.data(), out_nhwc.data());
+  relayout(out_nhwc.data(), out, g.batches, g.out_c, g.out_h, g.out_w, false);
+}
+
+/// The weights a bound kernel prepared from a constant operand, or (none: the operand is
+/// an input) `make()` stored in `local`, once per call.
+template <class T, class Make>
+const T& prepared_or(const std::shared_ptr<const T>& constant, T& local, Make&& make) {
+  if (constant) return *constant;
+  local = make();
+  return local;
+}
+
 /// The bound CONV_2D float32 kernel (also GROUPED_CONV_2D with one group): the filter is
 /// packed here when it is a constant, else at each execution. NCHW runs through NHWC
 /// copies of the input and output.
@@ -273,29 +288,16 @@ kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots) {
     constant = std::make_shared<const packed_f32>(pack(c.in[1]));
   return [constant, pack, k, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
-    geometry g = resolve_geometry(io, k, slots(io.in));
+    const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_f32 local;
-    const packed_f32* p = constant.get();
-    if (!p) {
-      local = pack(io.in[1]);
-      p = &local;
-    }
+    const packed_f32& p = prepared_or(constant, local, [&] { return pack(io.in[1]); });
     const std::vector<float> bias =
-        padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p->panels, p->nr);
+        padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p.panels, p.nr);
     const float_range r = activation_range_float(g.activation);
-    const float* in = reinterpret_cast<const float*>(io.in[0].value);
-    float* out = reinterpret_cast<float*>(io.out_data[0]);
-    if (!g.nchw) {
-      conv_f32_nhwc<Arch>(g, in, *p, bias.data(), r.lo, r.hi, out, io.par);
-      return;
-    }
-    std::vector<float> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
-    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
-    g.nchw = false;
-    g.in_l = make_layout4(false, g.in_h, g.in_w, g.in_c);
-    g.out_l = make_layout4(false, g.out_h, g.out_w, g.out_c);
-    conv_f32_nhwc<Arch>(g, in_nhwc.data(), *p, bias.data(), r.lo, r.hi, out_nhwc.data(), io.par);
-    relayout(out_nhwc.data(), out, g.batches, g.out_c, g.out_h, g.out_w, false);
+    run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
+                [&](const geometry& gn, const float* in, float* out) {
+                  conv_f32_nhwc<Arch>(gn, in, p, bias.data(), r.lo, r.hi, out, io.par);
+                });
   };
 }
 
@@ -311,15 +313,11 @@ kernel bind_fully_connected_f32(const bind_context& c) {
   return [constant, pack](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_f32 local;
-    const packed_f32* p = constant.get();
-    if (!p) {
-      local = pack(io.in[1]);
-      p = &local;
-    }
+    const packed_f32& p = prepared_or(constant, local, [&] { return pack(io.in[1]); });
     const std::vector<float> bias =
-        padded_bias(reinterpret_cast<const float*>(io.in[2].value), p->out_c, p->panels, p->nr);
+        padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.panels, p.nr);
     const float_range r = activation_range_float(io.scalar<std::int32_t>(3));
-    gemm_f32<Arch>(io.out[0].dims[0], reinterpret_cast<const float*>(io.in[0].value), *p, bias.data(), r.lo, r.hi,
+    gemm_f32<Arch>(io.out[0].dims[0], reinterpret_cast<const float*>(io.in[0].value), p, bias.data(), r.lo, r.hi,
                    reinterpret_cast<float*>(io.out_data[0]));
   };
 }
@@ -330,21 +328,14 @@ template <class Arch = xsimd::default_arch>
 kernel bind_depthwise_f32(conv_slots_fn slots) {
   return [slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
-    geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
+    const geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
     const float_range r = activation_range_float(g.activation);
-    const float* in = reinterpret_cast<const float*>(io.in[0].value);
     const float* w = reinterpret_cast<const float*>(io.in[1].value);
     const float* bias = reinterpret_cast<const float*>(io.in[2].value);
-    float* out = reinterpret_cast<float*>(io.out_data[0]);
-    if (!g.nchw) {
-      depthwise_f32_nhwc<Arch>(g, in, w, bias, r.lo, r.hi, out, io.par);
-      return;
-    }
-    std::vector<float> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
-    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
-    g.nchw = false;
-    depthwise_f32_nhwc<Arch>(g, in_nhwc.data(), w, bias, r.lo, r.hi, out_nhwc.data(), io.par);
-    relayout(out_nhwc.data(), out, g.batches, g.out_c, g.out_h, g.out_w, false);
+    run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
+                [&](const geometry& gn, const float* in, float* out) {
+                  depthwise_f32_nhwc<Arch>(gn, in, w, bias, r.lo, r.hi, out, io.par);
+                });
   };
 }
 

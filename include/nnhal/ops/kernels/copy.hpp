@@ -40,6 +40,20 @@ inline std::array<std::ptrdiff_t, max_copy_rank> dense_strides(std::span<const s
   return s;
 }
 
+/// The walk over all of dense row-major tensor `t` (rank <= max_copy_rank), elements of
+/// `es` bytes; ops then move its base and change extents or strides.
+inline strided_source dense_source(const operand_desc& t, std::size_t es) noexcept {
+  strided_source s;
+  s.base = t.value;
+  s.rank = t.dims.size();
+  const auto strides = dense_strides(t.dims, es);
+  for (std::size_t d = 0; d < s.rank; ++d) {
+    s.extent[d] = t.dims[d];
+    s.stride[d] = strides[d];
+  }
+  return s;
+}
+
 inline std::size_t product(std::span<const std::uint32_t> dims, std::size_t from = 0,
                            std::size_t to = static_cast<std::size_t>(-1)) noexcept {
   std::size_t n = 1;
@@ -196,18 +210,18 @@ inline void fill_bytes(std::byte* dst, const std::byte* value, std::size_t count
   replicate_block(dst, es, count - 1);
 }
 
+/// RESHAPE, SQUEEZE and EXPAND_DIMS: the output holds the input's bytes under other
+/// extents, so the kernel is one copy (none when the executor aliased the buffers).
+inline void copy_as_is(const kernel_io& io) noexcept {
+  const std::size_t bytes = io.in[0].element_count() * types::type_info(io.in[0].type).element_size;
+  if (bytes != 0 && io.out_data[0] != io.in[0].value) std::memmove(io.out_data[0], io.in[0].value, bytes);
+}
+
 /// Binds `make(tag)` for the element types the data-movement operations share (f32, f16,
 /// i32, qu8, qs8), chosen by operand type `t`; unsupported(c) for any other.
 template <class MakeKernel>
 types::result<kernel> bind_by_element(const bind_context& c, types::OperandType t, MakeKernel make) {
-  switch (t) {
-    case types::OperandType::TENSOR_FLOAT32: return make(types::f32{});
-    case types::OperandType::TENSOR_FLOAT16: return make(types::f16{});
-    case types::OperandType::TENSOR_INT32: return make(types::i32{});
-    case types::OperandType::TENSOR_QUANT8_ASYMM: return make(types::qu8{});
-    case types::OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return make(types::qs8{});
-    default: return unsupported(c);
-  }
+  return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(c, t, make);
 }
 
 /// Size in bytes of one element of tag E.

@@ -166,18 +166,14 @@ inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* 
 inline kernel bind_depthwise_f32(conv_slots_fn slots) {
   return [slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
-    geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
+    const geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
     const float_range r = activation_range_float(g.activation);
-    const float* in = reinterpret_cast<const float*>(io.in[0].value);
     const float* w = reinterpret_cast<const float*>(io.in[1].value);
     const float* bias = reinterpret_cast<const float*>(io.in[2].value);
-    float* out = reinterpret_cast<float*>(io.out_data[0]);
-    if (!g.nchw) return depthwise_f32_nhwc(g, in, w, bias, r.lo, r.hi, out, io.par);
-    std::vector<float> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
-    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
-    g.nchw = false;
-    depthwise_f32_nhwc(g, in_nhwc.data(), w, bias, r.lo, r.hi, out_nhwc.data(), io.par);
-    relayout(out_nhwc.data(), out, g.batches, g.out_c, g.out_h, g.out_w, false);
+    run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
+                [&](const geometry& gn, const float* in, float* out) {
+                  depthwise_f32_nhwc(gn, in, w, bias, r.lo, r.hi, out, io.par);
+                });
   };
 }
 
@@ -298,11 +294,7 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
     if (element_count(io.out[0].dims) == 0) return;
     geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
     dw_q8_filter local;
-    const dw_q8_filter* f = constant.get();
-    if (!f) {
-      local = make_dw_q8_filter(io.in[1]);
-      f = &local;
-    }
+    const dw_q8_filter& f = prepared_or(constant, local, [&] { return make_dw_q8_filter(io.in[1]); });
     const std::size_t ch = g.out_c, padded = (ch + 15) / 16 * 16;
     const auto o = io.output<E>(0);
     const auto* bias = reinterpret_cast<const std::int32_t*>(io.in[2].value);
@@ -311,20 +303,16 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
     e.offset.assign(padded, 0);
     for (std::size_t k = 0; k < ch; ++k)
       e.offset[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bias[k]) -
-                                              static_cast<std::uint32_t>(zx) * static_cast<std::uint32_t>(f->sum[k]));
+                                              static_cast<std::uint32_t>(zx) * static_cast<std::uint32_t>(f.sum[k]));
     set_lanes(e, q, ch, padded);
     const quant::quant_range r = quant::activation_range(g.activation, o.scale, o.zero_point,
                                                          std::numeric_limits<S>::min(), std::numeric_limits<S>::max());
     e.lo = r.lo;
     e.hi = r.hi;
-    const S* in = reinterpret_cast<const S*>(io.in[0].value);
     const auto in_zp = static_cast<S>(zx);
-    if (!g.nchw) return depthwise_q8_nhwc<S>(g, in, *f, e, in_zp, o.data, io.par);
-    std::vector<S> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
-    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
-    g.nchw = false;
-    depthwise_q8_nhwc<S>(g, in_nhwc.data(), *f, e, in_zp, out_nhwc.data(), io.par);
-    relayout(out_nhwc.data(), o.data, g.batches, g.out_c, g.out_h, g.out_w, false);
+    run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const geometry& gn, const S* in, S* out) {
+      depthwise_q8_nhwc<S>(gn, in, f, e, in_zp, out, io.par);
+    });
   };
 }
 

@@ -164,28 +164,20 @@ void minmax_vectorized(const kernel_io& io) {
   vbinary::f32_simd<Arch>(io, vbinary::no_clamp, minmax_lane<IsMin>{});
 }
 
+/// float32 through xsimd where the build has SIMD; quant8 builds its requantization tables
+/// here, once.
 template <bool IsMin>
 types::result<kernel> bind_minmax(const bind_context& c) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32:
-      if constexpr (vbinary::has_simd)
-        return kernel{[](const kernel_io& io) { minmax_vectorized<IsMin, vbinary::simd_arch>(io); }};
-      else
-        return kernel{[](const kernel_io& io) { minmax_reference<IsMin, types::f32>(io, nullptr); }};
-    case OperandType::TENSOR_FLOAT16:
-      return kernel{[](const kernel_io& io) { minmax_reference<IsMin, types::f16>(io, nullptr); }};
-    case OperandType::TENSOR_INT32:
-      return kernel{[](const kernel_io& io) { minmax_reference<IsMin, types::i32>(io, nullptr); }};
-    case OperandType::TENSOR_QUANT8_ASYMM: {
-      auto t = make_requant_pair<std::uint8_t>(c.in[0], c.in[1], c.out[0]);
-      return kernel{[t](const kernel_io& io) { minmax_reference<IsMin, types::qu8>(io, t.get()); }};
+  return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(c, c.in[0].type, [&c]<class E>(E) {
+    if constexpr (std::is_same_v<E, types::f32> && vbinary::has_simd) {
+      return kernel{minmax_vectorized<IsMin, vbinary::simd_arch>};
+    } else if constexpr (types::quantized_element<E>) {
+      auto t = make_requant_pair<typename E::storage>(c.in[0], c.in[1], c.out[0]);
+      return kernel{[t](const kernel_io& io) { minmax_reference<IsMin, E>(io, t.get()); }};
+    } else {
+      return kernel{[](const kernel_io& io) { minmax_reference<IsMin, E>(io, nullptr); }};
     }
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
-      auto t = make_requant_pair<std::int8_t>(c.in[0], c.in[1], c.out[0]);
-      return kernel{[t](const kernel_io& io) { minmax_reference<IsMin, types::qs8>(io, t.get()); }};
-    }
-    default: return unsupported(c);
-  }
+  });
 }
 
 }  // namespace nnhal::ops::kernels

@@ -294,23 +294,15 @@ inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn sl
     constant = std::make_shared<const packed_f32>(pack_filter_f32(c.in[1]));
   return [constant, k, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
-    geometry g = resolve_geometry(io, k, slots(io.in));
+    const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_f32 local;
-    const packed_f32* p = constant.get();
-    if (!p) {
-      local = pack_filter_f32(io.in[1]);
-      p = &local;
-    }
-    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p->panels, p->nr);
+    const packed_f32& p = prepared_or(constant, local, [&] { return pack_filter_f32(io.in[1]); });
+    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p.panels, p.nr);
     const float_range r = activation_range_float(g.activation);
-    const float* in = reinterpret_cast<const float*>(io.in[0].value);
-    float* out = reinterpret_cast<float*>(io.out_data[0]);
-    if (!g.nchw) return conv_f32_nhwc(g, in, *p, bias.data(), r.lo, r.hi, out, io.par);
-    std::vector<float> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
-    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
-    g.nchw = false;
-    conv_f32_nhwc(g, in_nhwc.data(), *p, bias.data(), r.lo, r.hi, out_nhwc.data(), io.par);
-    relayout(out_nhwc.data(), out, g.batches, g.out_c, g.out_h, g.out_w, false);
+    run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
+                [&](const geometry& gn, const float* in, float* out) {
+                  conv_f32_nhwc(gn, in, p, bias.data(), r.lo, r.hi, out, io.par);
+                });
   };
 }
 
@@ -322,14 +314,10 @@ inline kernel bind_fully_connected_f32(const bind_context& c) {
   return [constant](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_f32 local;
-    const packed_f32* p = constant.get();
-    if (!p) {
-      local = pack_filter_f32(io.in[1]);
-      p = &local;
-    }
-    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), p->out_c, p->panels, p->nr);
+    const packed_f32& p = prepared_or(constant, local, [&] { return pack_filter_f32(io.in[1]); });
+    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.panels, p.nr);
     const float_range r = activation_range_float(io.scalar<std::int32_t>(3));
-    gemm_f32(dense_rows<float>{reinterpret_cast<const float*>(io.in[0].value), p->cin}, io.out[0].dims[0], *p,
+    gemm_f32(dense_rows<float>{reinterpret_cast<const float*>(io.in[0].value), p.cin}, io.out[0].dims[0], p,
              bias.data(), r.lo, r.hi, reinterpret_cast<float*>(io.out_data[0]), io.par);
   };
 }
@@ -612,26 +600,18 @@ kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots) {
   const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
   return [constant = constant_q8(c, 4), q, zx, k, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
-    geometry g = resolve_geometry(io, k, slots(io.in));
+    const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_q8 local;
-    const packed_q8* p = constant.get();
-    if (!p) {
-      local = pack_filter_q8(io.in[1]);
-      p = &local;
-    }
+    const packed_q8& p = prepared_or(constant, local, [&] { return pack_filter_q8(io.in[1]); });
     const auto o = io.output<E>(0);
     const q8_epilogue e = make_q8_epilogue(
-        *p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
+        p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
         quant::activation_range(g.activation, o.scale, o.zero_point, std::numeric_limits<S>::min(),
                                 std::numeric_limits<S>::max()));
-    const S* in = reinterpret_cast<const S*>(io.in[0].value);
     const auto in_zp = static_cast<S>(io.in[0].zero_point);
-    if (!g.nchw) return conv_q8_nhwc<S>(g, in, *p, e, in_zp, o.data, io.par);
-    std::vector<S> in_nhwc(element_count(io.in[0].dims)), out_nhwc(element_count(io.out[0].dims));
-    relayout(in, in_nhwc.data(), g.batches, g.in_c, g.in_h, g.in_w, true);
-    g.nchw = false;
-    conv_q8_nhwc<S>(g, in_nhwc.data(), *p, e, in_zp, out_nhwc.data(), io.par);
-    relayout(out_nhwc.data(), o.data, g.batches, g.out_c, g.out_h, g.out_w, false);
+    run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const geometry& gn, const S* in, S* out) {
+      conv_q8_nhwc<S>(gn, in, p, e, in_zp, out, io.par);
+    });
   };
 }
 
@@ -644,18 +624,14 @@ kernel bind_fully_connected_q8(const bind_context& c) {
   return [constant = constant_q8(c, 2), q, zx](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_q8 local;
-    const packed_q8* p = constant.get();
-    if (!p) {
-      local = pack_filter_q8(io.in[1]);
-      p = &local;
-    }
+    const packed_q8& p = prepared_or(constant, local, [&] { return pack_filter_q8(io.in[1]); });
     const auto o = io.output<E>(0);
     const q8_epilogue e = make_q8_epilogue(
-        *p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
+        p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
         quant::activation_range(io.scalar<std::int32_t>(3), o.scale, o.zero_point, std::numeric_limits<S>::min(),
                                 std::numeric_limits<S>::max()));
-    gemm_q8(dense_rows<std::uint8_t>{reinterpret_cast<const std::uint8_t*>(io.in[0].value), p->cin},
-            io.out[0].dims[0], *p, e, o.data, io.par);
+    gemm_q8(dense_rows<std::uint8_t>{reinterpret_cast<const std::uint8_t*>(io.in[0].value), p.cin},
+            io.out[0].dims[0], p, e, o.data, io.par);
   };
 }
 

@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "nnhal/ops/kernels/pooling_norm.hpp"
-#include "nnhal/types/signatures/average_pool_2d.hpp"
+#include "nnhal/ops/quant/fixed_point.hpp"
+#include "nnhal/types/signatures/detail_pool2d.hpp"
 
 namespace nnhal::ops::kernels::pool_norm {
 
@@ -25,6 +28,34 @@ concept pool_reduction = requires(const Op& op, typename Op::acc_t a, S x, std::
   { op.finish(a, n) } -> std::convertible_to<S>;
 };
 
+/// One output pixel's window clipped to the input: rows [y_begin, y_end), columns
+/// [x_begin, x_end).
+struct pool_window {
+  std::int64_t y_begin, y_end, x_begin, x_end;
+  /// Input elements covered. Validation guarantees every window overlaps the input; the
+  /// max() only keeps a malformed call from dividing by zero.
+  std::int64_t count() const noexcept { return std::max<std::int64_t>((y_end - y_begin) * (x_end - x_begin), 1); }
+};
+
+/// Calls f(n, oh, ow, window) for every output pixel of `out_l`, row-major.
+template <class F>
+void for_each_pool_window(const nhwc_layout& in_l, const nhwc_layout& out_l,
+                          const types::sig::detail::pool2d::geometry& g, F&& f) {
+  const auto in_h = static_cast<std::int64_t>(in_l.h), in_w = static_cast<std::int64_t>(in_l.w);
+  for (std::size_t n = 0; n < out_l.n; ++n) {
+    for (std::size_t oh = 0; oh < out_l.h; ++oh) {
+      const std::int64_t y0 = static_cast<std::int64_t>(oh) * g.stride_h - g.pad_h.head;
+      const std::int64_t y_begin = std::max<std::int64_t>(y0, 0);
+      const std::int64_t y_end = std::min<std::int64_t>(y0 + g.filter_h, in_h);
+      for (std::size_t ow = 0; ow < out_l.w; ++ow) {
+        const std::int64_t x0 = static_cast<std::int64_t>(ow) * g.stride_w - g.pad_w.head;
+        f(n, oh, ow,
+          pool_window{y_begin, y_end, std::max<std::int64_t>(x0, 0), std::min<std::int64_t>(x0 + g.filter_w, in_w)});
+      }
+    }
+  }
+}
+
 /// out[n, oh, ow, c] = finish(fold(step, window(n, oh, ow, c)), count) for every output
 /// element; `in_l` / `out_l` address either layout. The window loop runs over channels
 /// innermost, which is unit-stride (and vectorizable) for NHWC.
@@ -36,35 +67,22 @@ void pool_2d(const S* in, const nhwc_layout& in_l, S* out, const nhwc_layout& ou
   const std::size_t channels = in_l.c;
   if (out_l.n == 0 || out_l.h == 0 || out_l.w == 0 || channels == 0) return;
   std::vector<acc_t> acc(channels);
-  const auto in_h = static_cast<std::int64_t>(in_l.h), in_w = static_cast<std::int64_t>(in_l.w);
-  for (std::size_t n = 0; n < out_l.n; ++n) {
-    for (std::size_t oh = 0; oh < out_l.h; ++oh) {
-      const std::int64_t y0 = static_cast<std::int64_t>(oh) * g.stride_h - g.pad_h.head;
-      const std::int64_t y_begin = std::max<std::int64_t>(y0, 0);
-      const std::int64_t y_end = std::min<std::int64_t>(y0 + g.filter_h, in_h);
-      for (std::size_t ow = 0; ow < out_l.w; ++ow) {
-        const std::int64_t x0 = static_cast<std::int64_t>(ow) * g.stride_w - g.pad_w.head;
-        const std::int64_t x_begin = std::max<std::int64_t>(x0, 0);
-        const std::int64_t x_end = std::min<std::int64_t>(x0 + g.filter_w, in_w);
-        std::fill(acc.begin(), acc.end(), op.init());
-        for (std::int64_t y = y_begin; y < y_end; ++y) {
-          for (std::int64_t x = x_begin; x < x_end; ++x) {
-            const S* p = in + in_l.offset(n, static_cast<std::size_t>(y), static_cast<std::size_t>(x), 0);
-            if (in_l.stride_c == 1) {
-              for (std::size_t c = 0; c < channels; ++c) acc[c] = op.step(acc[c], p[c]);
-            } else {
-              for (std::size_t c = 0; c < channels; ++c) acc[c] = op.step(acc[c], p[c * in_l.stride_c]);
-            }
-          }
+  for_each_pool_window(in_l, out_l, g, [&](std::size_t n, std::size_t oh, std::size_t ow, const pool_window& w) {
+    std::fill(acc.begin(), acc.end(), op.init());
+    for (std::int64_t y = w.y_begin; y < w.y_end; ++y) {
+      for (std::int64_t x = w.x_begin; x < w.x_end; ++x) {
+        const S* p = in + in_l.offset(n, static_cast<std::size_t>(y), static_cast<std::size_t>(x), 0);
+        if (in_l.stride_c == 1) {
+          for (std::size_t c = 0; c < channels; ++c) acc[c] = op.step(acc[c], p[c]);
+        } else {
+          for (std::size_t c = 0; c < channels; ++c) acc[c] = op.step(acc[c], p[c * in_l.stride_c]);
         }
-        // Validation guarantees every window overlaps the input; the max() only keeps a
-        // malformed call from dividing by zero.
-        const std::int64_t count = std::max<std::int64_t>((y_end - y_begin) * (x_end - x_begin), 1);
-        S* q = out + out_l.offset(n, oh, ow, 0);
-        for (std::size_t c = 0; c < channels; ++c) q[c * out_l.stride_c] = op.finish(acc[c], count);
       }
     }
-  }
+    const std::int64_t count = w.count();
+    S* q = out + out_l.offset(n, oh, ow, 0);
+    for (std::size_t c = 0; c < channels; ++c) q[c * out_l.stride_c] = op.finish(acc[c], count);
+  });
 }
 
 /// What a float32 SIMD pooling lane provides: the same reduction on floats (channel
@@ -90,34 +108,71 @@ void pool_2d_f32_nhwc(const float* in, const nhwc_layout& in_l, float* out, cons
   if (out_l.n == 0 || out_l.h == 0 || out_l.w == 0 || channels == 0) return;
   const std::size_t vec_end = channels - channels % lanes;
   std::vector<float> acc(channels);
-  const auto in_h = static_cast<std::int64_t>(in_l.h), in_w = static_cast<std::int64_t>(in_l.w);
-  for (std::size_t n = 0; n < out_l.n; ++n) {
-    for (std::size_t oh = 0; oh < out_l.h; ++oh) {
-      const std::int64_t y0 = static_cast<std::int64_t>(oh) * g.stride_h - g.pad_h.head;
-      const std::int64_t y_begin = std::max<std::int64_t>(y0, 0);
-      const std::int64_t y_end = std::min<std::int64_t>(y0 + g.filter_h, in_h);
-      for (std::size_t ow = 0; ow < out_l.w; ++ow) {
-        const std::int64_t x0 = static_cast<std::int64_t>(ow) * g.stride_w - g.pad_w.head;
-        const std::int64_t x_begin = std::max<std::int64_t>(x0, 0);
-        const std::int64_t x_end = std::min<std::int64_t>(x0 + g.filter_w, in_w);
-        std::fill(acc.begin(), acc.end(), lane.init());
-        for (std::int64_t y = y_begin; y < y_end; ++y) {
-          for (std::int64_t x = x_begin; x < x_end; ++x) {
-            const float* p = in + in_l.offset(n, static_cast<std::size_t>(y), static_cast<std::size_t>(x), 0);
-            std::size_t c = 0;
-            for (; c < vec_end; c += lanes)
-              lane.step(batch::load_unaligned(acc.data() + c), batch::load_unaligned(p + c)).store_unaligned(acc.data() + c);
-            for (; c < channels; ++c) acc[c] = lane.step(acc[c], p[c]);
-          }
-        }
-        const std::int64_t count = std::max<std::int64_t>((y_end - y_begin) * (x_end - x_begin), 1);
-        float* q = out + out_l.offset(n, oh, ow, 0);
+  for_each_pool_window(in_l, out_l, g, [&](std::size_t n, std::size_t oh, std::size_t ow, const pool_window& w) {
+    std::fill(acc.begin(), acc.end(), lane.init());
+    for (std::int64_t y = w.y_begin; y < w.y_end; ++y) {
+      for (std::int64_t x = w.x_begin; x < w.x_end; ++x) {
+        const float* p = in + in_l.offset(n, static_cast<std::size_t>(y), static_cast<std::size_t>(x), 0);
         std::size_t c = 0;
-        for (; c < vec_end; c += lanes) lane.finish(batch::load_unaligned(acc.data() + c), count).store_unaligned(q + c);
-        for (; c < channels; ++c) q[c] = lane.finish(acc[c], count);
+        for (; c < vec_end; c += lanes)
+          lane.step(batch::load_unaligned(acc.data() + c), batch::load_unaligned(p + c)).store_unaligned(acc.data() + c);
+        for (; c < channels; ++c) acc[c] = lane.step(acc[c], p[c]);
       }
     }
-  }
+    const std::int64_t count = w.count();
+    float* q = out + out_l.offset(n, oh, ow, 0);
+    std::size_t c = 0;
+    for (; c < vec_end; c += lanes) lane.finish(batch::load_unaligned(acc.data() + c), count).store_unaligned(q + c);
+    for (; c < channels; ++c) q[c] = lane.finish(acc[c], count);
+  });
 }
+
+/// reference(), vectorized() and bind() of one pooling operation, written once:
+/// `FloatOp<S>` / `QuantOp<S>` are its pool_reduction for float / quantized storage S
+/// (constructed from the activation range), `Lane` its float32 SIMD lane.
+template <template <class> class FloatOp, template <class> class QuantOp, class Lane>
+struct pool_op {
+  template <types::element E>
+  static void reference(const kernel_io& io) {
+    using S = typename E::storage;
+    namespace pool2d = types::sig::detail::pool2d;
+    const auto in = io.input<E>(0);
+    auto out = io.output<E>(0);
+    if (out.size() == 0) return;
+    const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
+    const auto in_l = nhwc_layout::of(in.dims, g.nchw);
+    const auto out_l = nhwc_layout::of(out.dims, g.nchw);
+    if constexpr (types::float_element<E>) {
+      pool_2d(in.data, in_l, out.data, out_l, g, FloatOp<S>{activation_range_float(g.activation)});
+    } else {
+      const auto r = quant::activation_range(g.activation, out.scale, out.zero_point, std::numeric_limits<S>::min(),
+                                             std::numeric_limits<S>::max());
+      pool_2d(in.data, in_l, out.data, out_l, g, QuantOp<S>{r});
+    }
+  }
+
+  /// Float32 NHWC with the channel loop in xsimd batches of Arch; NCHW runs the reference.
+  template <class Arch>
+  static void vectorized(const kernel_io& io) {
+    namespace pool2d = types::sig::detail::pool2d;
+    const auto in = io.input<types::f32>(0);
+    auto out = io.output<types::f32>(0);
+    if (out.size() == 0) return;
+    const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
+    if (g.nchw) return reference<types::f32>(io);
+    pool_2d_f32_nhwc<Arch>(in.data, nhwc_layout::of(in.dims, false), out.data, nhwc_layout::of(out.dims, false), g,
+                           Lane{activation_range_float(g.activation)});
+  }
+
+  /// Float32 vectorized when the build has SIMD (relaxed f32 runs in f32), the other
+  /// element tags `Es` through reference().
+  template <types::element... Es>
+  static types::result<kernel> bind(const bind_context& c) {
+    return bind_for<types::f32, Es...>(c, c.in[0].type, []<class E>(E) {
+      if constexpr (std::is_same_v<E, types::f32> && has_simd) return kernel{vectorized<simd_arch>};
+      else return kernel{reference<E>};
+    });
+  }
+};
 
 }  // namespace nnhal::ops::kernels::pool_norm

@@ -369,6 +369,35 @@ inline void lstm_cell(const lstm_weights& w, const lstm_params& p, std::size_t b
   }
 }
 
+/// The recurrent layers' input side, hoisted out of the time loop: per chunk of steps,
+/// the inputs (and the auxiliary inputs, when `wa` has rows) of every step and batch row
+/// times their weights at once into rows of `width` values; then, in time order,
+/// `step(t, pre)` with t the sequence index and `pre` that step's [batch][width] block.
+template <class Step>
+void for_each_projected_step(const dense& wx, const dense& wa, std::size_t n_input, std::size_t n_aux,
+                             const sequence& s, std::size_t width, Step&& step) {
+  const std::size_t B = s.batch;
+  const bool aux = s.aux && wa.rows > 0;
+  const std::size_t chunk = chunk_steps(s.time, B * width);
+  const std::size_t steps = std::min(chunk, s.time);
+  const scratch xin = make_scratch(steps * B * n_input), gx = make_scratch(steps * B * width);
+  const scratch ain = make_scratch(aux ? steps * B * n_aux : 0), ga = make_scratch(aux ? steps * B * width : 0);
+  for (std::size_t s0 = 0; s0 < s.time; s0 += chunk) {
+    const std::size_t n = std::min(chunk, s.time - s0);
+    gather_steps(s, s.x, n_input, s0, n, xin.get());
+    matmul(wx, n * B, xin.get(), gx.get());
+    if (aux) {
+      gather_steps(s, s.aux, n_aux, s0, n, ain.get());
+      matmul(wa, n * B, ain.get(), ga.get());
+      for (std::size_t i = 0; i < n * B * width; ++i) gx[i] += ga[i];
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = s0 + k;
+      step(s.forward ? i : s.time - 1 - i, gx.get() + k * B * width);
+    }
+  }
+}
+
 /// Runs one direction over a sequence from the states h0 [batch][n_output] and c0
 /// [batch][n_cell]; writes every step's output and, when not null, the final states and
 /// (`gates_out`, [batch][gates * n_cell]) the last step's gate values.
@@ -377,37 +406,20 @@ inline void lstm_sequence(const lstm_weights& w, const lstm_params& p, const seq
   const std::size_t B = s.batch, nc = w.n_cell, no = w.n_output, G = w.gates * nc;
   std::vector<float> h(h0, h0 + B * no), c(c0, c0 + B * nc), gates(B * G, 0.0f), rec(B * G), m(B * nc),
       proj(w.projection ? B * no : 0);
-  const bool aux = s.aux && w.wa.rows > 0;
-  const std::size_t chunk = chunk_steps(s.time, B * G);
-  const std::size_t steps = std::min(chunk, s.time);
-  const scratch xin = make_scratch(steps * B * w.n_input), gx = make_scratch(steps * B * G);
-  const scratch ain = make_scratch(aux ? steps * B * w.n_aux : 0), ga = make_scratch(aux ? steps * B * G : 0);
-  for (std::size_t s0 = 0; s0 < s.time; s0 += chunk) {
-    const std::size_t n = std::min(chunk, s.time - s0);
-    gather_steps(s, s.x, w.n_input, s0, n, xin.get());
-    matmul(w.wx, n * B, xin.get(), gx.get());
-    if (aux) {
-      gather_steps(s, s.aux, w.n_aux, s0, n, ain.get());
-      matmul(w.wa, n * B, ain.get(), ga.get());
-      for (std::size_t i = 0; i < n * B * G; ++i) gx[i] += ga[i];
+  for_each_projected_step(w.wx, w.wa, w.n_input, w.n_aux, s, G, [&](std::size_t t, const float* pre) {
+    matmul(w.wh, B, h.data(), rec.data());
+    for (std::size_t i = 0; i < B * G; ++i) gates[i] = pre[i] + rec[i];
+    lstm_cell(w, p, B, gates.data(), c.data(), m.data());
+    const float* result = m.data();
+    if (w.projection) {
+      matmul(w.wp, B, m.data(), proj.data());
+      clip(proj.data(), proj.size(), p.proj_clip);
+      result = proj.data();
     }
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t step = s0 + k, t = s.forward ? step : s.time - 1 - step;
-      matmul(w.wh, B, h.data(), rec.data());
-      const float* pre = gx.get() + k * B * G;
-      for (std::size_t i = 0; i < B * G; ++i) gates[i] = pre[i] + rec[i];
-      lstm_cell(w, p, B, gates.data(), c.data(), m.data());
-      const float* result = m.data();
-      if (w.projection) {
-        matmul(w.wp, B, m.data(), proj.data());
-        clip(proj.data(), proj.size(), p.proj_clip);
-        result = proj.data();
-      }
-      std::copy_n(result, B * no, h.data());
-      for (std::size_t b = 0; b < B; ++b)
-        std::copy_n(result + b * no, no, s.out + s.row(t, b) * s.out_stride + s.out_offset);
-    }
-  }
+    std::copy_n(result, B * no, h.data());
+    for (std::size_t b = 0; b < B; ++b)
+      std::copy_n(result + b * no, no, s.out + s.row(t, b) * s.out_stride + s.out_offset);
+  });
   if (h_final) std::copy(h.begin(), h.end(), h_final);
   if (c_final) std::copy(c.begin(), c.end(), c_final);
   if (gates_out) std::copy(gates.begin(), gates.end(), gates_out);
@@ -443,30 +455,13 @@ inline void rnn_sequence(const rnn_weights& w, std::int32_t activation, const se
                          float* h_final) {
   const std::size_t B = s.batch, U = w.units;
   std::vector<float> h(h0, h0 + B * U), rec(B * U);
-  const bool aux = s.aux && w.wa.rows > 0;
-  const std::size_t chunk = chunk_steps(s.time, B * U);
-  const std::size_t steps = std::min(chunk, s.time);
-  const scratch xin = make_scratch(steps * B * w.n_input), gx = make_scratch(steps * B * U);
-  const scratch ain = make_scratch(aux ? steps * B * w.n_aux : 0), ga = make_scratch(aux ? steps * B * U : 0);
-  for (std::size_t s0 = 0; s0 < s.time; s0 += chunk) {
-    const std::size_t n = std::min(chunk, s.time - s0);
-    gather_steps(s, s.x, w.n_input, s0, n, xin.get());
-    matmul(w.wx, n * B, xin.get(), gx.get());
-    if (aux) {
-      gather_steps(s, s.aux, w.n_aux, s0, n, ain.get());
-      matmul(w.wa, n * B, ain.get(), ga.get());
-      for (std::size_t i = 0; i < n * B * U; ++i) gx[i] += ga[i];
-    }
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t step = s0 + k, t = s.forward ? step : s.time - 1 - step;
-      matmul(w.wh, B, h.data(), rec.data());
-      const float* pre = gx.get() + k * B * U;
-      for (std::size_t i = 0; i < B * U; ++i) h[i] = pre[i] + rec[i];
-      apply_fused_activation(h.data(), h.size(), activation);
-      for (std::size_t b = 0; b < B; ++b)
-        std::copy_n(h.data() + b * U, U, s.out + s.row(t, b) * s.out_stride + s.out_offset);
-    }
-  }
+  for_each_projected_step(w.wx, w.wa, w.n_input, w.n_aux, s, U, [&](std::size_t t, const float* pre) {
+    matmul(w.wh, B, h.data(), rec.data());
+    for (std::size_t i = 0; i < B * U; ++i) h[i] = pre[i] + rec[i];
+    apply_fused_activation(h.data(), h.size(), activation);
+    for (std::size_t b = 0; b < B; ++b)
+      std::copy_n(h.data() + b * U, U, s.out + s.row(t, b) * s.out_stride + s.out_offset);
+  });
   if (h_final) std::copy(h.begin(), h.end(), h_final);
 }
 

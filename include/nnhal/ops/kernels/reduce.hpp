@@ -9,11 +9,14 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
 #include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/binary.hpp"  // load_float, store_float
 
 namespace nnhal::ops::kernels {
 
@@ -268,5 +271,78 @@ template <class Out, class R>
 void reduce_vectorized(const reduce_plan& p, const float* x, Out* y, const R& r) {
   detail::reduce_loop<true>(p, x, y, r);
 }
+
+/// REDUCE_MAX (`Max`) or REDUCE_MIN fold. Floats fold with a < x ? x : a (MIN: x < a),
+/// which skips NaN inputs, starting from -infinity (MIN: +infinity); quantized values
+/// compare as stored, starting from the storage type's lowest (MIN: highest) value.
+template <types::element E, bool Max>
+struct extremum {
+  using storage = typename E::storage;
+  using acc = std::conditional_t<types::float_element<E>, float, std::int32_t>;
+  acc init() const noexcept {
+    if constexpr (types::float_element<E>) return Max ? -std::numeric_limits<float>::infinity()
+                                                       : std::numeric_limits<float>::infinity();
+    else return Max ? std::numeric_limits<storage>::lowest() : std::numeric_limits<storage>::max();
+  }
+  acc step(acc a, storage x) const noexcept {
+    acc v;
+    if constexpr (types::float_element<E>) v = load_float(x);
+    else v = x;
+    if constexpr (Max) return a < v ? v : a;
+    else return v < a ? v : a;
+  }
+  static constexpr bool order_free = true;  // same value in any order; NaN skipped either way
+  f32_batch step(f32_batch a, f32_batch x) const noexcept {
+    if constexpr (Max) return xsimd::select(a < x, x, a);
+    else return xsimd::select(x < a, x, a);
+  }
+  storage finish(acc a) const noexcept {
+    if constexpr (types::float_element<E>) return store_float<storage>(a);
+    else return static_cast<storage>(a);
+  }
+};
+
+/// REDUCE_ALL (`All`) or REDUCE_ANY fold over TENSOR_BOOL8: any non-zero byte reads as
+/// true, the output is 0 or 1; an empty reduction gives true (ANY: false).
+template <bool All>
+struct logical_fold {
+  using acc = bool;
+  acc init() const noexcept { return All; }
+  acc step(acc a, types::bool8 x) const noexcept { return All ? (a && x != 0) : (a || x != 0); }
+  types::bool8 finish(acc a) const noexcept { return a ? 1 : 0; }
+};
+
+/// reference(), vectorized_f32() and bind() of MEAN and the REDUCE_* operations, written
+/// once: input 0 folded along the axes list in input 1 by the reducer `Fold<E>{}`, or
+/// `Fold<E>::of(plan)` when the fold needs the plan (MEAN divides by the reduced count).
+template <template <class> class Fold>
+struct axes_reduction {
+  template <types::element E>
+  static auto make(const reduce_plan& p) {
+    if constexpr (requires { Fold<E>::of(p); }) return Fold<E>::of(p);
+    else return Fold<E>{};
+  }
+
+  template <types::element E>
+  static void reference(const kernel_io& io) {
+    const auto plan = reduce_plan_from_axes(io);
+    reduce(plan, io.input<E>(0).data, io.output<E>(0).data, make<E>(plan));
+  }
+
+  /// Float32 with xsimd batches (reduce_vectorized): the values of reference().
+  static void vectorized_f32(const kernel_io& io) {
+    const auto plan = reduce_plan_from_axes(io);
+    reduce_vectorized(plan, io.input<types::f32>(0).data, io.output<types::f32>(0).data, make<types::f32>(plan));
+  }
+
+  /// Float32 through vectorized_f32, every other tag of `Es` through reference().
+  template <types::element... Es>
+  static types::result<kernel> bind(const bind_context& c) {
+    return bind_for<Es...>(c, c.in[0].type, []<class E>(E) {
+      if constexpr (std::is_same_v<E, types::f32>) return kernel{vectorized_f32};
+      else return kernel{reference<E>};
+    });
+  }
+};
 
 }  // namespace nnhal::ops::kernels

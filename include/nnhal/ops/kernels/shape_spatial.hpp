@@ -58,6 +58,31 @@ void fill_run(S* dst, std::size_t ds, std::size_t count, S v) noexcept {
   for (std::size_t i = 0; i < count; ++i) dst[i * ds] = v;
 }
 
+/// DEPTH_TO_SPACE (`ToDepth` false) and SPACE_TO_DEPTH (true), which move the same
+/// elements in opposite directions: pixel (y, x) of the spatial side (DEPTH_TO_SPACE's
+/// output, SPACE_TO_DEPTH's input) holds the channels ((y % b) * b + x % b) * depth onward
+/// of pixel (y / b, x / b) on the deep side, depth being the spatial side's channel count.
+/// Block size b in input 1, the NCHW flag in input 2.
+template <class S, bool ToDepth>
+void block_depth_copy(const kernel_io& io) noexcept {
+  const bool nchw = flag(io, 2);
+  const auto li = image_layout::of(io.in[0].dims, nchw);
+  const auto lo = image_layout::of(io.out[0].dims, nchw);
+  const auto b = static_cast<std::size_t>(io.scalar<std::int32_t>(1));
+  const S* in = reinterpret_cast<const S*>(io.in[0].value);
+  S* out = reinterpret_cast<S*>(io.out_data[0]);
+  const image_layout& sp = ToDepth ? li : lo;
+  const image_layout& deep = ToDepth ? lo : li;
+  for (std::size_t n = 0; n < sp.n; ++n)
+    for (std::size_t y = 0; y < sp.h; ++y)
+      for (std::size_t x = 0; x < sp.w; ++x) {
+        const std::size_t at_sp = sp.at(n, y, x);
+        const std::size_t at_deep = deep.at(n, y / b, x / b, ((y % b) * b + x % b) * sp.c);
+        if constexpr (ToDepth) copy_run(in + at_sp, li.sc, out + at_deep, lo.sc, sp.c);
+        else copy_run(in + at_deep, li.sc, out + at_sp, lo.sc, sp.c);
+      }
+}
+
 /// Input-to-output coordinate scale of one resized axis, in float as the AOSP CPU path
 /// computes it: (in - 1) / (out - 1) when corners are aligned (and out > 1), else in / out.
 inline float resize_scale(std::size_t in, std::size_t out, bool align_corners) noexcept {

@@ -6,11 +6,14 @@
 //    batch overload, the tail through its scalar overload; never touches memory past n;
 //  - 8-bit quantized: a 256-entry table filled at bind by the reference per-value function,
 //    so the table path equals the reference exactly;
-//  - a general storage-to-storage map for conversions between element types.
+//  - a general storage-to-storage map for conversions between element types;
+//  - unary_op / activation_op: reference(), vectorized() and bind() of a whole operation
+//    from its lane and per-type parts, which each operation header forwards to.
 #pragma once
 
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -84,16 +87,6 @@ kernel f32_kernel(Lane lane) {
 template <class Lane>
 kernel f16_kernel(Lane lane) {
   return [lane](const kernel_io& io) { float_loop<types::f16>(io, lane); };
-}
-
-/// Both float kernels of a float-only operation, or `unsupported`.
-template <class Lane>
-types::result<kernel> bind_float(const bind_context& c, Lane lane) {
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return f32_kernel(lane);
-    case OperandType::TENSOR_FLOAT16: return f16_kernel(lane);
-    default: return unsupported(c);
-  }
 }
 
 // --- 8-bit quantized: table lookup -------------------------------------------------------
@@ -193,40 +186,145 @@ inline std::int32_t to_q4(std::int32_t centered, const input_rescale& p) noexcep
   return fixed::mul(static_cast<std::int32_t>(std::int64_t{centered} << p.left_shift), p.multiplier);
 }
 
+/// The quant8 part of LOGISTIC and TANH (a unary_op Spec): the centred input as Q4.27, the
+/// fixed-point function `Fn` (Q0.31 result), then to 1/2^(31 - OutShift) steps plus
+/// `OutOffset` on the unsigned 0..255 scale, saturating at both ends; shifted by -128 for
+/// the signed type. The output quantization is fixed, so only the input's matters.
+template <std::int32_t (*Fn)(std::int32_t) noexcept, int OutShift, std::int32_t OutOffset>
+struct squash_quant {
+  static std::optional<input_rescale> quant8_params(const operand_desc& in, const operand_desc&) noexcept {
+    return make_input_rescale(in.scale, in.zero_point);
+  }
+  template <class S>
+  static S quant8_value(S v, const input_rescale& p) noexcept {
+    const std::int32_t centered = std::int32_t{v} - p.zero_point;
+    std::int32_t u;
+    if (centered <= -p.radius) {
+      u = 0;
+    } else if (centered >= p.radius) {
+      u = 255;
+    } else {
+      u = quant::rounding_divide_by_pot(Fn(to_q4(centered, p)), OutShift) + OutOffset;
+      if (u > 255) u = 255;  // a result of exactly 1 rounds one step past the top
+    }
+    return static_cast<S>(u + (std::numeric_limits<S>::min() < 0 ? -128 : 0));
+  }
+};
+
+// --- one operation from its parts --------------------------------------------------------
+
+/// The optional parts of an element-wise unary operation beyond its float lane, as static
+/// members of a Spec:
+///  - quant8: `quant8_params(in, out)` -> std::optional<P> from the input's and output's
+///    operand descs (nullopt where the AOSP path rejects the quantization, which shape
+///    inference reports first) and `quant8_value(S v, const P&)`, stored value to stored
+///    value; bound as a 256-entry table;
+///  - TENSOR_INT32: `int32_value(std::int32_t)`.
+/// `float_only` has neither.
+struct float_only {};
+template <class Spec>
+concept quant8_spec = requires(const operand_desc& d) { Spec::quant8_params(d, d); };
+template <class Spec>
+concept int32_spec = requires(std::int32_t v) {
+  { Spec::int32_value(v) } -> std::same_as<std::int32_t>;
+};
+
+/// reference(), vectorized() and bind() of an element-wise unary operation: floats through
+/// Lane (computed in float32; float32 through xsimd where Lane has a batch overload), the
+/// other types as Spec says. Each operation header forwards its three entry points here.
+template <class Lane, class Spec = float_only>
+struct unary_op {
+  template <class E>
+  static constexpr bool supports =
+      types::float_element<E> || (std::is_same_v<E, types::i32> && int32_spec<Spec>) ||
+      (quant8_spec<Spec> && types::quantized_element<E> && byte_storage<typename E::storage>);
+
+  template <types::element E>
+  requires supports<E>
+  static void reference(const kernel_io& io) {
+    if constexpr (types::float_element<E>) {
+      float_loop<E>(io, Lane{});
+    } else if constexpr (std::is_same_v<E, types::i32>) {
+      map<E, E>(io, [](std::int32_t v) { return Spec::int32_value(v); });
+    } else {
+      using S = typename E::storage;
+      const auto p = Spec::quant8_params(io.in[0], io.out[0]);
+      if (!p) return;  // rejected by shape inference
+      map<E, E>(io, [&p](S v) { return Spec::quant8_value(v, *p); });
+    }
+  }
+
+  template <class Arch>
+  requires simd_lane<Lane, Arch>
+  static void vectorized(const kernel_io& io) {
+    f32_simd<Arch>(io, Lane{});
+  }
+
+  static types::result<kernel> bind(const bind_context& c) {
+    return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(
+        c, c.in[0].type, [&c]<class E>(E) -> types::result<kernel> {
+          if constexpr (!supports<E>) {
+            return unsupported(c);
+          } else if constexpr (std::is_same_v<E, types::f32>) {
+            return f32_kernel(Lane{});
+          } else if constexpr (std::is_same_v<E, types::f16>) {
+            return f16_kernel(Lane{});
+          } else if constexpr (std::is_same_v<E, types::i32>) {
+            return kernel{reference<E>};
+          } else {
+            const auto p = Spec::quant8_params(c.in[0], c.out[0]);
+            if (!p) return unsupported(c);
+            return table8_kernel<E>([&p](typename E::storage v) { return Spec::quant8_value(v, *p); });
+          }
+        });
+  }
+};
+
 // --- RELU, RELU1, RELU6 ---------------------------------------------------------------
 
-/// Clamp to the FusedActivationFunc `act`'s range (1 RELU, 2 RELU1, 3 RELU6). Floats in real
-/// numbers; quantized in the stored domain at the bounds AOSP's CalculateActivationRange*
-/// computes from the input's quantization (which the output shares).
-template <types::element E>
-void activation_reference(const kernel_io& io, std::int32_t act) {
-  if constexpr (types::float_element<E>) {
-    const float_range r = activation_range_float(act);
-    float_loop<E>(io, clamp_lane{r.lo, r.hi});
-  } else {
-    using S = typename E::storage;
-    const auto r = quant::activation_range(act, io.in[0].scale, io.in[0].zero_point, std::numeric_limits<S>::min(),
-                                           std::numeric_limits<S>::max());
-    clamp_quant<E>(io, r.lo, r.hi);
-  }
-}
+/// The operation that clamps to FusedActivationFunc `Act`'s range (1 RELU, 2 RELU1, 3 RELU6).
+/// Floats clamp in real numbers; quantized clamps the stored values at the bounds AOSP's
+/// CalculateActivationRange* computes from the input's quantization (which the output
+/// shares), a plain loop rather than a table (the compiler vectorizes it).
+template <std::int32_t Act>
+struct activation_op {
+  static constexpr clamp_lane lane{activation_range_float(Act).lo, activation_range_float(Act).hi};
 
-/// The kernel of an activation operation: SIMD float32, bounds precomputed for quant8.
-inline types::result<kernel> bind_activation(const bind_context& c, std::int32_t act) {
-  const float_range fr = activation_range_float(act);
-  const auto quant_kernel = [&]<class E>(E) -> kernel {
+  template <types::quantized_element E>
+  static quant::quant_range quant_bounds(const operand_desc& in) noexcept {
     using S = typename E::storage;
-    const auto r = quant::activation_range(act, c.in[0].scale, c.in[0].zero_point, std::numeric_limits<S>::min(),
-                                           std::numeric_limits<S>::max());
-    return [r](const kernel_io& io) { clamp_quant<E>(io, r.lo, r.hi); };
-  };
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return f32_kernel(clamp_lane{fr.lo, fr.hi});
-    case OperandType::TENSOR_FLOAT16: return f16_kernel(clamp_lane{fr.lo, fr.hi});
-    case OperandType::TENSOR_QUANT8_ASYMM: return quant_kernel(types::qu8{});
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quant_kernel(types::qs8{});
-    default: return unsupported(c);
+    return quant::activation_range(Act, in.scale, in.zero_point, std::numeric_limits<S>::min(),
+                                   std::numeric_limits<S>::max());
   }
-}
+
+  template <types::element E>
+  static void reference(const kernel_io& io) {
+    if constexpr (types::float_element<E>) {
+      float_loop<E>(io, lane);
+    } else {
+      const auto r = quant_bounds<E>(io.in[0]);
+      clamp_quant<E>(io, r.lo, r.hi);
+    }
+  }
+
+  template <class Arch>
+  static void vectorized(const kernel_io& io) {
+    f32_simd<Arch>(io, lane);
+  }
+
+  /// SIMD float32; the quant8 bounds computed here, once.
+  static types::result<kernel> bind(const bind_context& c) {
+    return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, [&c]<class E>(E) -> kernel {
+      if constexpr (std::is_same_v<E, types::f32>) {
+        return f32_kernel(lane);
+      } else if constexpr (std::is_same_v<E, types::f16>) {
+        return f16_kernel(lane);
+      } else {
+        const auto r = quant_bounds<E>(c.in[0]);
+        return [r](const kernel_io& io) { clamp_quant<E>(io, r.lo, r.hi); };
+      }
+    });
+  }
+};
 
 }  // namespace nnhal::ops::kernels::vunary

@@ -52,18 +52,20 @@ struct box_with_nms_limit {
     static constexpr std::string_view names[] = {"score_threshold", "max_num_detections", "nms_kernel",
                                                  "iou_threshold", "sigma", "nms_score_threshold"};
     for (std::size_t k = 3; k < 9; ++k) NNHAL_TRY(dd::check_present(c.inputs[k], ex, names[k - 3]));
-    auto s = dd::reals(scores);
+    // The selection fixes n; with an executor's scratch it is kept for the kernel.
+    dd::nms_limit_payload local;
+    dd::nms_limit_payload& p = c.scratch ? c.scratch->fill<dd::nms_limit_payload>() : local;
+    dd::reals_into(scores, p.scores);
     const auto b = dd::reals(boxes);
     const auto idx = dd::ints(batch);
-    NNHAL_TRY(dd::check_finite(s, "scores"));
+    NNHAL_TRY(dd::check_finite(p.scores, "scores"));
     NNHAL_TRY(dd::check_boxes(b, "boxes"));
     for (std::size_t i = 0; i < idx.size(); ++i)
       NNHAL_CHECK(idx[i] >= 0, ErrorStatus::INVALID_ARGUMENT, "batch_index: element ", i, " is ", idx[i],
                   " (must be >= 0)");
-    const auto n = static_cast<std::uint32_t>(
-        dd::select_nms_limit(s, b, idx, classes, *dd::float_scalar(c.inputs[3]), *dd::int_scalar(c.inputs[4]),
-                             params(c.inputs))
-            .selected.size());
+    dd::select_nms_limit(p.scores, b, idx, classes, *dd::float_scalar(c.inputs[3]), *dd::int_scalar(c.inputs[4]),
+                         params(c.inputs), dd::soft_nms_boxes, p.selection);
+    const auto n = static_cast<std::uint32_t>(p.selection.selected.size());
     return shapes{dims_t{n}, dims_t{n, 4}, dims_t{n}, dims_t{n}};
   }
 

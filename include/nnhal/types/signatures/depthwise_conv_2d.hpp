@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/conv_2d.hpp"  // the conv family's shared shape rules
+#include "nnhal/types/signatures/detail_conv.hpp"  // the conv family's shared shape rules
 
 namespace nnhal::types::sig {
 
@@ -57,8 +57,8 @@ struct depthwise_conv_2d {
 
   /// Output [batches, out_height, out_width, depth_in * depth_multiplier] (or NCHW); the
   /// filter is [1, filter_height, filter_width, depth_out]. See infer_conv_forward.
-  static result<shapes> infer(const infer_context& c) {
-    return detail::infer_conv_forward(c, detail::conv_kind::depthwise, slots(c.inputs));
+  static status infer_into(const infer_context& c, shapes& out) {
+    return detail::infer_conv_forward(c, detail::conv_kind::depthwise, slots(c.inputs), out);
   }
   /// Explicit padding: 11, 12 or 14 inputs with an INT32 input 8 (stride_height).
   static detail::conv_slots slots(std::span<const operand_desc> ins) {

@@ -126,13 +126,18 @@ inline float to_real(Int q, float scale, std::int32_t zero_point) noexcept {
   return (static_cast<float>(q) - static_cast<float>(zero_point)) * scale;
 }
 
-/// All elements of a tensor operand as real values (empty when it has none).
-inline std::vector<float> reals(const operand_desc& d) {
-  std::vector<float> v(d.has_value() ? d.element_count() : 0);
-  if (v.empty()) return v;
+/// All elements of a tensor operand as real values into `v`, reusing its storage (empty
+/// when it has none).
+inline void reals_into(const operand_desc& d, std::vector<float>& v) {
+  v.resize(d.has_value() ? d.element_count() : 0);
+  if (v.empty()) return;
   with_elements(d, [&](const auto* p) {
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = to_real(p[i], d.scale, d.zero_point);
   });
+}
+inline std::vector<float> reals(const operand_desc& d) {
+  std::vector<float> v;
+  reals_into(d, v);
   return v;
 }
 
@@ -201,25 +206,33 @@ inline void transform_box(const float* roi, const float* delta, float image_heig
 // Non-maximum suppression
 // ---------------------------------------------------------------------------------------
 
-/// Greedy NMS over the candidate indexes [first, last): repeatedly move the first highest
-/// score to the front, then drop every later candidate whose IoU with it reaches
-/// `iou_threshold` by swapping it with the last live one (exactly the AOSP order, which
-/// decides ties). Keeps at most `max_kept` (negative: no limit). Returns the new end of
-/// the kept prefix; kept indexes are in selection order.
-template <class BoxOf>
-std::uint32_t* hard_nms(const float* scores, float iou_threshold, std::int32_t max_kept, BoxOf&& box_of,
-                        std::uint32_t* first, std::uint32_t* last) {
+/// The greedy loop both NMS flavours share, over the candidate indexes [first, last):
+/// repeatedly move the first highest score to the front, then drop every later candidate
+/// for which drop(candidate, picked) holds by swapping it with the last live one (exactly
+/// the AOSP order, which decides ties). Keeps at most `max_kept` (negative: no limit).
+/// Returns the new end of the kept prefix; kept indexes are in selection order.
+template <class Drop>
+std::uint32_t* greedy_nms(const float* scores, std::int32_t max_kept, std::uint32_t* first, std::uint32_t* last,
+                          Drop&& drop) {
   const std::int64_t limit = max_kept < 0 ? (last - first) : max_kept;
   for (std::int64_t kept = 0; first < last && kept < limit; ++kept, ++first) {
     std::swap(*std::max_element(first, last, [&](std::uint32_t a, std::uint32_t b) { return scores[a] < scores[b]; }),
               *first);
-    const float* picked = box_of(*first);
     for (std::uint32_t* i = first + 1; i < last;) {
-      if (iou(box_of(*i), picked) >= iou_threshold) std::swap(*i, *--last);
+      if (drop(*i, *first)) std::swap(*i, *--last);
       else ++i;
     }
   }
   return first;
+}
+
+/// Hard NMS: a candidate goes when its IoU with the picked box reaches `iou_threshold`.
+template <class BoxOf>
+std::uint32_t* hard_nms(const float* scores, float iou_threshold, std::int32_t max_kept, BoxOf&& box_of,
+                        std::uint32_t* first, std::uint32_t* last) {
+  return greedy_nms(scores, max_kept, first, last, [&](std::uint32_t i, std::uint32_t picked) {
+    return iou(box_of(i), box_of(picked)) >= iou_threshold;
+  });
 }
 
 /// One hard NMS pass over boxes stored 4 floats per index, as the kernels may run it (the
@@ -252,24 +265,16 @@ inline float soft_nms_factor(const soft_nms_params& p, float overlap) noexcept {
   }
 }
 
-/// Soft NMS over [first, last): like hard_nms, but each later candidate's score is scaled
-/// by soft_nms_factor and the candidate is dropped when it falls below the score threshold
-/// (the hard kernel scales to 0). `scores` is updated in place.
+/// Soft NMS: each later candidate's score is scaled by soft_nms_factor and the candidate
+/// goes when it falls below the score threshold (the hard kernel scales to 0). `scores`
+/// is updated in place.
 template <class BoxOf>
 std::uint32_t* soft_nms(float* scores, const soft_nms_params& p, std::int32_t max_kept, BoxOf&& box_of,
                         std::uint32_t* first, std::uint32_t* last) {
-  const std::int64_t limit = max_kept < 0 ? (last - first) : max_kept;
-  for (std::int64_t kept = 0; first < last && kept < limit; ++kept, ++first) {
-    std::swap(*std::max_element(first, last, [&](std::uint32_t a, std::uint32_t b) { return scores[a] < scores[b]; }),
-              *first);
-    const float* picked = box_of(*first);
-    for (std::uint32_t* i = first + 1; i < last;) {
-      scores[*i] *= soft_nms_factor(p, iou(box_of(*i), picked));
-      if (scores[*i] < p.score_threshold) std::swap(*i, *--last);
-      else ++i;
-    }
-  }
-  return first;
+  return greedy_nms(scores, max_kept, first, last, [&](std::uint32_t i, std::uint32_t picked) {
+    scores[i] *= soft_nms_factor(p, iou(box_of(i), box_of(picked)));
+    return scores[i] < p.score_threshold;
+  });
 }
 
 /// BOX_WITH_NMS_LIMIT's selection. Boxes of one batch are consecutive rows (a run of equal
@@ -282,6 +287,7 @@ struct nms_limit_selection {
   std::vector<std::uint32_t> split_in;   // rows per batch run
   std::vector<std::uint32_t> split_out;  // kept boxes per batch run
   std::vector<std::uint32_t> selected;   // per batch run, relative to its first row
+  std::vector<std::uint32_t> work;       // one batch's candidates while selecting
 };
 
 /// One single-class NMS pass as the kernels may run it (the reference: soft_nms).
@@ -293,18 +299,21 @@ inline std::uint32_t* soft_nms_boxes(float* scores, const soft_nms_params& p, st
   return soft_nms(scores, p, max_kept, [boxes](std::uint32_t k) { return boxes + std::size_t{k} * 4; }, first, last);
 }
 
-inline nms_limit_selection select_nms_limit(std::span<float> scores, std::span<const float> boxes,
-                                            std::span<const std::int32_t> batches, std::uint32_t classes,
-                                            float score_threshold, std::int32_t max_detections,
-                                            const soft_nms_params& p, soft_nms_fn pass = soft_nms_boxes) {
-  nms_limit_selection s;
+/// Writes the selection into `s`, reusing its storage.
+inline void select_nms_limit(std::span<float> scores, std::span<const float> boxes,
+                             std::span<const std::int32_t> batches, std::uint32_t classes, float score_threshold,
+                             std::int32_t max_detections, const soft_nms_params& p, soft_nms_fn pass,
+                             nms_limit_selection& s) {
+  s.split_in.clear();
+  s.split_out.clear();
+  s.selected.clear();
   const std::size_t rows = batches.size();
   for (std::size_t i = 0; i < rows; ++i) {
     if (i > 0 && batches[i] == batches[i - 1]) ++s.split_in.back();
     else s.split_in.push_back(1);
   }
   std::size_t row0 = 0;
-  std::vector<std::uint32_t> batch_sel;
+  std::vector<std::uint32_t>& batch_sel = s.work;
   for (const std::uint32_t n : s.split_in) {
     float* sc = scores.data() + row0 * classes;
     const float* bx = boxes.data() + row0 * classes * 4;
@@ -327,8 +336,22 @@ inline nms_limit_selection select_nms_limit(std::span<float> scores, std::span<c
     s.split_out.push_back(static_cast<std::uint32_t>(batch_sel.size()));
     row0 += n;
   }
+}
+inline nms_limit_selection select_nms_limit(std::span<float> scores, std::span<const float> boxes,
+                                            std::span<const std::int32_t> batches, std::uint32_t classes,
+                                            float score_threshold, std::int32_t max_detections,
+                                            const soft_nms_params& p, soft_nms_fn pass = soft_nms_boxes) {
+  nms_limit_selection s;
+  select_nms_limit(scores, boxes, batches, classes, score_threshold, max_detections, p, pass, s);
   return s;
 }
+
+/// What BOX_WITH_NMS_LIMIT's executing shape inference hands its kernel: the selection
+/// and the widened scores it rescored.
+struct nms_limit_payload final : infer_payload {
+  std::vector<float> scores;
+  nms_limit_selection selection;
+};
 
 // ---------------------------------------------------------------------------------------
 // GENERATE_PROPOSALS
@@ -352,10 +375,13 @@ struct proposals {
 /// their deltas and clipped to the image, the `pre_nms_max` best (when 0 < it < count),
 /// boxes no larger than `min_size` or centred outside the image dropped, then hard NMS
 /// (`pass`) keeping at most `post_nms_max`. `scores`/`deltas` are in the layout of `p.nchw`.
-inline proposals generate_proposals(std::span<const float> scores, std::span<const float> deltas,
-                                    std::span<const float> anchors, std::span<const float> image_info,
-                                    const proposal_params& p, hard_nms_fn pass = hard_nms_boxes) {
-  proposals out;
+/// Writes into `out`, reusing its storage.
+inline void generate_proposals(std::span<const float> scores, std::span<const float> deltas,
+                               std::span<const float> anchors, std::span<const float> image_info,
+                               const proposal_params& p, hard_nms_fn pass, proposals& out) {
+  out.scores.clear();
+  out.rois.clear();
+  out.batch.clear();
   const std::size_t H = p.height, W = p.width, A = p.anchors, per_batch = H * W * A;
   std::vector<float> shifted(per_batch * 4), boxes(per_batch * 4), sc(per_batch);
   for (std::size_t h = 0; h < H; ++h) {
@@ -406,8 +432,19 @@ inline proposals generate_proposals(std::span<const float> scores, std::span<con
       out.batch.push_back(static_cast<std::int32_t>(b));
     }
   }
+}
+inline proposals generate_proposals(std::span<const float> scores, std::span<const float> deltas,
+                                    std::span<const float> anchors, std::span<const float> image_info,
+                                    const proposal_params& p, hard_nms_fn pass = hard_nms_boxes) {
+  proposals out;
+  generate_proposals(scores, deltas, anchors, image_info, p, pass, out);
   return out;
 }
+
+/// What GENERATE_PROPOSALS' executing shape inference hands its kernel.
+struct proposals_payload final : infer_payload {
+  proposals kept;
+};
 
 // ---------------------------------------------------------------------------------------
 // ROI_ALIGN and ROI_POOLING

@@ -14,7 +14,7 @@
 #include "nnhal/types/shape.hpp"
 #include "nnhal/types/signature.hpp"
 #include "nnhal/types/signatures/detail_checks.hpp"
-#include "nnhal/types/signatures/softmax.hpp"
+#include "nnhal/types/signatures/detail_axis_norm.hpp"
 
 namespace nnhal::types::sig::detail::recurrent {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/equal.hpp"
+#include "nnhal/types/signatures/detail_broadcast.hpp"
 
 namespace nnhal::types::sig {
 

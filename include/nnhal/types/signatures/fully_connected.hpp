@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/conv_2d.hpp"  // bias scale and output scale rules
+#include "nnhal/types/signatures/detail_conv.hpp"  // bias scale and output scale rules
 
 namespace nnhal::types::sig {
 
@@ -22,7 +22,7 @@ struct fully_connected {
   /// The input (rank 2..4) is read as [batch_size, input_size] with input_size the
   /// weights' second dimension and batch_size = element count / input_size; the output is
   /// [batch_size, num_units]. Only batch_size may be 0.
-  static result<shapes> infer(const infer_context& c) {
+  static status infer_into(const infer_context& c, shapes& out) {
     using namespace detail;
     const auto& input = c.inputs[0];
     const auto& weights = c.inputs[1];
@@ -56,9 +56,10 @@ struct fully_connected {
                   " elements are not a whole number of rows of input_size ", input_size);
       batch = static_cast<std::uint32_t>(n / input_size);
     }
-    dims_t out{batch, num_units};
-    if (c.executing) NNHAL_TRY(check_output_size(out, c.outputs[0].type));
-    return shapes{std::move(out)};
+    out.resize(1);
+    out[0].assign({batch, num_units});
+    if (c.executing) NNHAL_TRY(check_output_size(out[0], c.outputs[0].type));
+    return {};
   }
 };
 

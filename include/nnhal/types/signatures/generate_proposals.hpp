@@ -64,8 +64,11 @@ struct generate_proposals {
     const auto a = dd::reals(anchors);
     NNHAL_TRY(dd::check_finite(s, "scores"));
     NNHAL_TRY(dd::check_boxes(a, "anchors"));
-    const auto n = static_cast<std::uint32_t>(
-        dd::generate_proposals(s, dd::reals(deltas), a, dd::reals(info), params(c.inputs)).scores.size());
+    // The proposals fix n; with an executor's scratch they are kept for the kernel.
+    dd::proposals_payload local;
+    dd::proposals_payload& p = c.scratch ? c.scratch->fill<dd::proposals_payload>() : local;
+    dd::generate_proposals(s, dd::reals(deltas), a, dd::reals(info), params(c.inputs), dd::hard_nms_boxes, p.kept);
+    const auto n = static_cast<std::uint32_t>(p.kept.scores.size());
     return shapes{dims_t{n}, dims_t{n, 4}, dims_t{n}};
   }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/conv_2d.hpp"  // the conv family's shared shape rules
+#include "nnhal/types/signatures/detail_conv.hpp"  // the conv family's shared shape rules
 
 namespace nnhal::types::sig {
 
@@ -32,8 +32,8 @@ struct grouped_conv_2d {
 
   /// Output [batches, out_height, out_width, depth_out] (or NCHW); the filter is
   /// [depth_out, filter_height, filter_width, depth_in / num_groups]. No dilation.
-  static result<shapes> infer(const infer_context& c) {
-    return detail::infer_conv_forward(c, detail::conv_kind::grouped, slots(c.inputs));
+  static status infer_into(const infer_context& c, shapes& out) {
+    return detail::infer_conv_forward(c, detail::conv_kind::grouped, slots(c.inputs), out);
   }
   /// Explicit padding: 12 inputs; implicit: 9.
   static detail::conv_slots slots(std::span<const operand_desc> ins) {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/softmax.hpp"  // detail::axis_norm
+#include "nnhal/types/signatures/detail_axis_norm.hpp"  // detail::axis_norm
 
 namespace nnhal::types::sig {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/average_pool_2d.hpp"  // detail::pool2d, shared by the 2-D pools
+#include "nnhal/types/signatures/detail_pool2d.hpp"  // detail::pool2d, shared by the 2-D pools
 
 namespace nnhal::types::sig {
 

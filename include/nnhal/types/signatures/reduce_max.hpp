@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/mean.hpp"  // detail::infer_reduce
+#include "nnhal/types/signatures/detail_reduce.hpp"  // detail::infer_reduce
 
 namespace nnhal::types::sig {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nnhal/types/signature.hpp"
-#include "nnhal/types/signatures/conv_2d.hpp"  // the conv family's shared shape rules
+#include "nnhal/types/signatures/detail_conv.hpp"  // the conv family's shared shape rules
 
 namespace nnhal::types::sig {
 
@@ -34,7 +34,7 @@ struct transpose_conv_2d {
   /// (in - 1) + filter - padding per axis. The implicit form derives its padding from the
   /// output shape operand (AOSP calculateExplicitPaddingTransposeConv); the inferred
   /// shape is then computed from that padding, as the reference does. Only batches may be 0.
-  static result<shapes> infer(const infer_context& c);
+  static status infer_into(const infer_context& c, shapes& out);
 
   /// Explicit padding: 11 inputs; implicit: 9, input 3 being the output shape.
   static detail::conv_slots slots(std::span<const operand_desc> ins) {
@@ -48,7 +48,7 @@ struct transpose_conv_2d {
   }
 };
 
-inline result<shapes> transpose_conv_2d::infer(const infer_context& c) {
+inline status transpose_conv_2d::infer_into(const infer_context& c, shapes& out) {
   using namespace detail;
   const auto& input = c.inputs[0];
   const auto& filter = c.inputs[1];
@@ -103,10 +103,7 @@ inline result<shapes> transpose_conv_2d::infer(const infer_context& c) {
   if (!out_h) return std::move(out_h).err();
   auto out_w = transpose_out_extent(ax_w, v.scheme, want_w, s.explicit_padding, c.executing);
   if (!out_w) return std::move(out_w).err();
-  if (!v.nchw) return shapes{dims_t{batches, 0, 0, 0}};
-  dims_t out = nchw ? dims_t{batches, out_c, *out_h, *out_w} : dims_t{batches, *out_h, *out_w, out_c};
-  if (c.executing) NNHAL_TRY(check_output_size(out, c.outputs[0].type));
-  return shapes{std::move(out)};
+  return place_conv_output(c, v.nchw, batches, out_c, *out_h, *out_w, out);
 }
 
 }  // namespace nnhal::types::sig

@@ -1,0 +1,34 @@
+// XNNPACK side of the comparison benches (only with NNHAL_BENCH_XNNPACK): initialisation
+// once per process and the timing loop of a created, set-up operator.
+#pragma once
+
+#if NNHAL_BENCH_XNNPACK
+#include <benchmark/benchmark.h>
+#include <xnnpack.h>
+
+namespace nnhal::bench {
+
+/// xnn_initialize, once; false when XNNPACK cannot run here.
+inline bool xnn_ready() {
+  static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
+  return ok;
+}
+
+/// Times operator `o` (created and set up with final status `s`), then deletes it. False,
+/// and the benchmark skipped, when `s` is not success.
+inline bool xnn_time_operator(benchmark::State& state, xnn_status s, xnn_operator_t o) {
+  if (s != xnn_status_success) {
+    state.SkipWithError("XNNPACK operator not available");
+    if (o) xnn_delete_operator(o);
+    return false;
+  }
+  for (auto _ : state) {
+    xnn_run_operator(o, nullptr);
+    benchmark::ClobberMemory();
+  }
+  xnn_delete_operator(o);
+  return true;
+}
+
+}  // namespace nnhal::bench
+#endif
