@@ -2,7 +2,8 @@
 // calling thread: milliseconds per inference for float32, qu8, qs8 and qc8 (s8 activations,
 // per-channel filters). The model comes from support/mobilenet_v1.hpp (seeded weights).
 // Names: mobilenet_v1/<dtype>/nnhal. Counters: ms per inference and GFLOP/s (GOP/s),
-// counting 2 ops per multiply-add of the convolutions and the classifier (1.14 G).
+// counting 2 ops per multiply-add of the convolutions and the classifier (1.14 G); the
+// memory plan's arena size next to the sum of the temporaries it holds.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -50,6 +51,13 @@ void nnhal_mobilenet(benchmark::State& state, mobilenet_type kind) {
   const double n = static_cast<double>(state.iterations());
   state.counters["ms"] = benchmark::Counter(n * 1e-3, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["GFLOPs"] = benchmark::Counter(n * mobilenet_ops / 1e9, benchmark::Counter::kIsRate);
+  // The memory plan: one arena per execution for every temporary, its size next to the
+  // temporaries' sizes added up (what allocating each one separately would take).
+  const exec::memory_plan_stats& plan = (*prepared)->memory_plan();
+  state.counters["arena_KiB"] = static_cast<double>(plan.arena_bytes) / 1024.0;
+  state.counters["temporaries_KiB"] = static_cast<double>(plan.temporaries_bytes) / 1024.0;
+  state.counters["arena_fraction"] =
+      plan.temporaries_bytes ? static_cast<double>(plan.arena_bytes) / static_cast<double>(plan.temporaries_bytes) : 0.0;
 }
 
 int register_all() {
