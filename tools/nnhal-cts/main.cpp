@@ -2,7 +2,7 @@
 // against nnhal's execution path and reports PASS / FAIL / ERROR / CRASH / UNSUPPORTED
 // per model.
 //
-//   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|all]
+//   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]
 //             [--jobs N] [--timeout SEC] [--check-versions] [--verbose] PATH...
 //
 // Each model runs in its own forked child (the parent only loads and converts files),
@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/cli.hpp"
+#include "corpus/cache_roundtrip.hpp"
 #include "corpus/compare.hpp"
 #include "corpus/corpus.hpp"
 #include "nnhal/exec/async.hpp"
@@ -55,9 +56,11 @@ using clock_type = std::chrono::steady_clock;
 // ---------------------------------------------------------------------------------
 // Command line.
 
-// Execution styles a model runs in (--mode); `all` is every one of them.
-enum class style : std::uint8_t { sync, async, fenced, burst };
-constexpr style all_styles[] = {style::sync, style::async, style::fenced, style::burst};
+// Execution styles a model runs in (--mode); `all` is every one of them. `cache` is a
+// sync execution of the model as prepared from the compilation cache (prepare, save to
+// scratch cache files, prepare_from_cache: corpus/cache_roundtrip.hpp).
+enum class style : std::uint8_t { sync, async, fenced, burst, cache };
+constexpr style all_styles[] = {style::sync, style::async, style::fenced, style::burst, style::cache};
 
 const char* style_name(style s) {
   switch (s) {
@@ -65,6 +68,7 @@ const char* style_name(style s) {
     case style::async: return "async";
     case style::fenced: return "fenced";
     case style::burst: return "burst";
+    case style::cache: return "cache";
   }
   return "?";
 }
@@ -84,7 +88,7 @@ struct options {
 
 void print_help() {
   std::printf(
-      "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|all]\n"
+      "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]\n"
       "                 [--jobs N] [--timeout SEC] [--check-versions] [--verbose] PATH...\n"
       "\n"
       "PATH is a corpus .json file or a directory searched recursively for *.json\n"
@@ -92,7 +96,8 @@ void print_help() {
       "  --report FILE     write a JSON report\n"
       "  --filter REGEX    run only models whose name matches (std::regex, ECMAScript, search)\n"
       "  --mode MODE       execution style: sync (default), async (callback), fenced (waits\n"
-      "                    for a fence, signals one), burst (memories cached by token), or\n"
+      "                    for a fence, signals one), burst (memories cached by token), cache\n"
+      "                    (sync, on the model prepared again from its compilation cache), or\n"
       "                    all: PASS only if every style passes; the message names the style\n"
       "                    that did not\n"
       "  --jobs N          models run at once, each in its own process (default: CPUs)\n"
@@ -147,7 +152,7 @@ options parse_args(int argc, char** argv) {
       opt.styles.clear();
       for (style s : all_styles)
         if (mode == "all" || mode == style_name(s)) opt.styles.push_back(s);
-      if (opt.styles.empty()) usage_error("unknown mode " + mode + " (expected sync, async, fenced, burst or all)");
+      if (opt.styles.empty()) usage_error("unknown mode " + mode + " (expected sync, async, fenced, burst, cache or all)");
     } else if (arg == "--jobs" || arg == "-j") {
       const std::string text = value();
       char* end = nullptr;
@@ -251,7 +256,8 @@ nnhal::exec::execution_outcome run_style(style st, const std::shared_ptr<const n
                                          types::Request& request) {
   namespace ex = nnhal::exec;
   switch (st) {
-    case style::sync: return ex::execute(*pm, request);
+    case style::sync:
+    case style::cache: return ex::execute(*pm, request);
     case style::async: {
       struct slot {
         std::atomic<bool> done{false};
@@ -340,8 +346,16 @@ run_outcome run_once(const corpus::test_model& tm, std::optional<types::HalVersi
       if (r.st != status::PASS) r.message = prefix + r.message;
       return r;
     };
+    std::shared_ptr<const nnhal::exec::prepared_model> pm = *prepared;
+    if (st == style::cache) {
+      auto scratch = corpus::cache_roundtrip::create();
+      if (!scratch) return named({status::ERROR, "cache scratch directory: " + scratch.err().message});
+      auto cached = scratch->run(tm.model);
+      if (!cached) return named(rejected("cache round trip", cached.err().status, cached.err().message));
+      pm = std::move(*cached);
+    }
     corpus::request_buffers rb = corpus::make_request(tm);
-    const auto outcome = run_style(st, *prepared, rb.request);
+    const auto outcome = run_style(st, pm, rb.request);
     if (st == style::fenced && !tm.expectFailure && !outputs_fully_specified(tm.model, rb.request)) {
       // executeFenced needs fully specified outputs; rejecting the request is the right answer.
       if (outcome.status == ErrorStatus::INVALID_ARGUMENT) continue;
