@@ -14,6 +14,7 @@
 
 #include "nnhal/exec/driver.hpp"
 #include "support/model_builder.hpp"
+#include "support/request_builder.hpp"
 #include "support/step_runner.hpp"
 
 namespace ex = nnhal::exec;
@@ -36,37 +37,7 @@ constexpr auto B8 = OperandType::TENSOR_BOOL8;
 
 std::string st(ErrorStatus s) { return std::string(ty::to_string(s)); }
 
-/// A request over one pool: inputs given as byte vectors, outputs as byte sizes.
-class request_maker {
- public:
-  template <class V>
-  request_maker& in(const std::vector<V>& v, dims d = {}) {
-    const auto loc = place(v.size() * sizeof(V));
-    if (loc.length) std::memcpy(bytes_.data() + loc.offset, v.data(), loc.length);
-    req_.inputs.push_back({false, loc, std::move(d)});
-    return *this;
-  }
-  request_maker& out(std::size_t n, dims d = {}) {
-    req_.outputs.push_back({false, place(n), std::move(d)});
-    return *this;
-  }
-  Request build() const {
-    Request r = req_;
-    auto mem = ty::Memory::allocate(bytes_.size());
-    if (!bytes_.empty()) std::memcpy(mem.data, bytes_.data(), bytes_.size());
-    r.pools.push_back(mem);
-    return r;
-  }
-
- private:
-  ty::DataLocation place(std::size_t n) {
-    const std::size_t off = (bytes_.size() + 15) / 16 * 16;
-    bytes_.resize(off + n, std::byte{0});
-    return {0, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(n)};
-  }
-  Request req_;
-  std::vector<std::byte> bytes_;
-};
+using nnhal::test::request_builder;  // support/request_builder.hpp
 
 template <class V>
 std::vector<V> read_out(const Request& r, std::size_t k, std::size_t count) {
@@ -242,7 +213,7 @@ TEST_SUITE("control flow: IF") {
     const std::vector<float> x = {1.5f, -2.0f, 4.0f};
     for (bool c : {true, false}) {
       CAPTURE(c);
-      const Request r = request_maker().in(std::vector<std::uint8_t>{c ? std::uint8_t{1} : std::uint8_t{0}}).in(x)
+      const Request r = request_builder().in(std::vector<std::uint8_t>{c ? std::uint8_t{1} : std::uint8_t{0}}).in(x)
                             .out(3 * sizeof(float)).build();
       const auto res = ex::execute(*pm, r);
       REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
@@ -255,7 +226,7 @@ TEST_SUITE("control flow: IF") {
 
   TEST_CASE("any non-zero byte is true") {
     const auto pm = must_prepare(if_model());
-    const Request r = request_maker().in(std::vector<std::uint8_t>{7}).in(std::vector<float>{0, 0, 0})
+    const Request r = request_builder().in(std::vector<std::uint8_t>{7}).in(std::vector<float>{0, 0, 0})
                           .out(3 * sizeof(float)).build();
     const auto res = ex::execute(*pm, r);
     REQUIRE(st(res.status) == "NONE");
@@ -264,7 +235,7 @@ TEST_SUITE("control flow: IF") {
 
   TEST_CASE("a too-small output buffer is OUTPUT_INSUFFICIENT_SIZE with the full shape") {
     const auto pm = must_prepare(if_model());
-    const Request r = request_maker().in(std::vector<std::uint8_t>{1}).in(std::vector<float>{0, 0, 0})
+    const Request r = request_builder().in(std::vector<std::uint8_t>{1}).in(std::vector<float>{0, 0, 0})
                           .out(2 * sizeof(float)).build();
     const auto res = ex::execute(*pm, r);
     CHECK(st(res.status) == "OUTPUT_INSUFFICIENT_SIZE");
@@ -275,7 +246,7 @@ TEST_SUITE("control flow: IF") {
 
   TEST_CASE("the step interface: enter the branch, run its operation, return") {
     const auto pm = must_prepare(if_model());
-    const Request r = request_maker().in(std::vector<std::uint8_t>{0}).in(std::vector<float>{1, 2, 3})
+    const Request r = request_builder().in(std::vector<std::uint8_t>{0}).in(std::vector<float>{1, 2, 3})
                           .out(3 * sizeof(float)).build();
     auto started = ex::execution::start(pm, r, {});
     REQUIRE(started.ok());
@@ -316,7 +287,7 @@ TEST_SUITE("control flow: WHILE") {
       CAPTURE(t.acc);
       CAPTURE(t.i);
       CAPTURE(t.n);
-      const Request r = request_maker()
+      const Request r = request_builder()
                             .in(std::vector<float>{t.acc})
                             .in(std::vector<std::int32_t>{t.i})
                             .in(std::vector<std::int32_t>{t.n})
@@ -330,7 +301,7 @@ TEST_SUITE("control flow: WHILE") {
 
   TEST_CASE("the profile counts every run of every operation") {
     const auto pm = must_prepare(nested_model());
-    const Request r = request_maker()
+    const Request r = request_builder()
                           .in(std::vector<float>{0})
                           .in(std::vector<std::int32_t>{0})
                           .in(std::vector<std::int32_t>{5})
@@ -382,7 +353,7 @@ TEST_SUITE("control flow: WHILE") {
         CAPTURE(n);
         const std::vector<float> x0 = {0.25f, -3.0f};
         const auto want = growing_reference(x0, n);
-        const Request r = request_maker().in(x0).in(std::vector<std::int32_t>{n}).out(want.size() * sizeof(float)).build();
+        const Request r = request_builder().in(x0).in(std::vector<std::int32_t>{n}).out(want.size() * sizeof(float)).build();
         const auto res = ex::execute(*pm, r);
         REQUIRE_MESSAGE(st(res.status) == "NONE", res.message);
         CHECK(res.outputShapes[0].dimensions == dims{static_cast<std::uint32_t>(want.size())});
@@ -394,7 +365,7 @@ TEST_SUITE("control flow: WHILE") {
   TEST_CASE("a loop result larger than its buffer is OUTPUT_INSUFFICIENT_SIZE") {
     const auto pm = must_prepare(growing_model());
     const Request r =
-        request_maker().in(std::vector<float>{1, 2}).in(std::vector<std::int32_t>{3}).out(8 * sizeof(float)).build();
+        request_builder().in(std::vector<float>{1, 2}).in(std::vector<std::int32_t>{3}).out(8 * sizeof(float)).build();
     const auto res = ex::execute(*pm, r);
     CHECK(st(res.status) == "OUTPUT_INSUFFICIENT_SIZE");
     REQUIRE(res.outputShapes.size() == 1);
@@ -404,7 +375,7 @@ TEST_SUITE("control flow: WHILE") {
 
   TEST_CASE("loop timeout: MISSED_DEADLINE_TRANSIENT soon after it expires") {
     const auto pm = must_prepare(endless_model());
-    const Request r = request_maker().in(std::vector<float>{1.0f}).out(sizeof(float)).build();
+    const Request r = request_builder().in(std::vector<float>{1.0f}).out(sizeof(float)).build();
     ex::execute_options o;
     o.loop_timeout = std::chrono::milliseconds(20);
     o.measure = ty::MeasureTiming::YES;
@@ -421,7 +392,7 @@ TEST_SUITE("control flow: WHILE") {
 
   TEST_CASE("a finite loop is not cut by a short timeout it stays under; bad timeouts") {
     const auto pm = must_prepare(nested_model());
-    const Request r = request_maker()
+    const Request r = request_builder()
                           .in(std::vector<float>{0})
                           .in(std::vector<std::int32_t>{0})
                           .in(std::vector<std::int32_t>{3})
@@ -438,7 +409,7 @@ TEST_SUITE("control flow: WHILE") {
 
   TEST_CASE("a deadline ends an endless loop at a checkpoint inside it") {
     const auto pm = must_prepare(endless_model());
-    const Request r = request_maker().in(std::vector<float>{1.0f}).out(sizeof(float)).build();
+    const Request r = request_builder().in(std::vector<float>{1.0f}).out(sizeof(float)).build();
     ex::execute_options o;
     o.deadline = ty::clock::now() + std::chrono::milliseconds(20);
     const auto res = ex::execute(*pm, r, o);
@@ -454,7 +425,7 @@ TEST_SUITE("control flow: WHILE") {
     for (int t = 0; t < threads; ++t) {
       const auto want = growing_reference(x0_for(t), t % 4);
       const Request r =
-          request_maker().in(x0_for(t)).in(std::vector<std::int32_t>{t % 4}).out(want.size() * sizeof(float)).build();
+          request_builder().in(x0_for(t)).in(std::vector<std::int32_t>{t % 4}).out(want.size() * sizeof(float)).build();
       const auto res = ex::execute(*pm, r);
       REQUIRE(st(res.status) == "NONE");
       expected[t] = read_out<float>(r, 0, want.size());
@@ -465,7 +436,7 @@ TEST_SUITE("control flow: WHILE") {
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
         for (int k = 0; k < runs; ++k) {
-          const Request r = request_maker()
+          const Request r = request_builder()
                                 .in(x0_for(t))
                                 .in(std::vector<std::int32_t>{t % 4})
                                 .out(expected[t].size() * sizeof(float))

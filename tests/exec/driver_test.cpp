@@ -26,6 +26,7 @@
 #include "nnhal/exec/driver.hpp"
 #include "nnhal/exec/memory.hpp"
 #include "nnhal/exec/parallel.hpp"
+#include "support/request_builder.hpp"
 #include "support/step_runner.hpp"
 
 namespace ex = nnhal::exec;
@@ -128,64 +129,9 @@ class builder {
   std::vector<std::byte> pool_;
 };
 
-// ---------------------------------------------------------------------------------------
-// Requests over one shared-memory pool. Every output is followed by a guard region that
-// the driver must never write.
-
-constexpr std::size_t guard_bytes = 16;
-constexpr std::byte guard_value{0xCD};
-
-class request_builder {
- public:
-  template <class V>
-  request_builder& in(const std::vector<V>& v, dims d = {}, std::uint32_t misalign = 0) {
-    const auto loc = place(v.size() * sizeof(V), misalign);
-    if (loc.length) std::memcpy(bytes_.data() + loc.offset, v.data(), loc.length);
-    req_.inputs.push_back({false, loc, std::move(d)});
-    return *this;
-  }
-  request_builder& omitted_in() {
-    req_.inputs.push_back({true, {}, {}});
-    return *this;
-  }
-  request_builder& out(std::size_t bytes, std::uint32_t misalign = 0, dims d = {}) {
-    const auto loc = place(bytes, misalign);
-    bytes_.resize(bytes_.size() + guard_bytes, guard_value);
-    guards_.push_back(loc.offset + loc.length);
-    req_.outputs.push_back({false, loc, std::move(d)});
-    return *this;
-  }
-  request_builder& omitted_out() {
-    req_.outputs.push_back({true, {}, {}});
-    return *this;
-  }
-  Request build() const {
-    Request r = req_;
-    auto mem = ty::Memory::allocate(bytes_.size());
-    if (!bytes_.empty()) std::memcpy(mem.data, bytes_.data(), bytes_.size());
-    r.pools.push_back(mem);
-    return r;
-  }
-  /// The guard regions after every output are untouched in `r`'s pool.
-  bool guards_intact(const Request& r) const {
-    const auto& mem = std::get<ty::Memory>(r.pools[0]);
-    for (auto g : guards_)
-      for (std::size_t i = 0; i < guard_bytes; ++i)
-        if (mem.data[g + i] != guard_value) return false;
-    return true;
-  }
-
- private:
-  ty::DataLocation place(std::size_t n, std::uint32_t misalign) {
-    const std::size_t off = (bytes_.size() + 15) / 16 * 16 + misalign;
-    bytes_.resize(off + n, std::byte{0});
-    return {0, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(n)};
-  }
-
-  Request req_;
-  std::vector<std::byte> bytes_;
-  std::vector<std::size_t> guards_;
-};
+// Requests over one shared-memory pool: support/request_builder.hpp.
+using nnhal::test::guard_bytes;
+using nnhal::test::request_builder;
 
 /// Output k's bytes as floats (its whole location, or the first `count`).
 std::vector<float> read_floats(const Request& r, std::size_t k, std::size_t count = SIZE_MAX) {

@@ -28,8 +28,10 @@
 #include "nnhal/ops/softmax.hpp"
 #include "nnhal/types/validate.hpp"
 #include "support/op_runner.hpp"
+#include "support/random_cases.hpp"
 
 using namespace nnhal::test::op;
+using namespace nnhal::test::op::cases;
 
 namespace {
 
@@ -66,44 +68,8 @@ std::string describe(const std::vector<tensor>& ins) {
 // Random data
 // ---------------------------------------------------------------------------------
 
-int uni(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
-double unif(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
-float log_uniform(std::mt19937& rng, double lo, double hi) {
-  return static_cast<float>(std::exp(unif(rng, std::log(lo), std::log(hi))));
-}
-std::int32_t random_zp(std::mt19937& rng, OT t) {
-  const int lo = static_cast<int>(qmin(t)), hi = static_cast<int>(qmax(t));
-  switch (uni(rng, 0, 3)) {
-    case 0: return lo;
-    case 1: return hi;
-    case 2: return (lo + hi + 1) / 2;
-    default: return uni(rng, lo, hi);
-  }
-}
-void fill_random(tensor& t, std::mt19937& rng, double range) {
-  for (std::size_t i = 0; i < t.count(); ++i) {
-    switch (t.type) {
-      case OT::TENSOR_FLOAT32: t.set(i, static_cast<float>(unif(rng, -range, range))); break;
-      case OT::TENSOR_FLOAT16: t.set(i, ty::to_float16(static_cast<float>(unif(rng, -range, range)))); break;
-      case OT::TENSOR_QUANT8_ASYMM: t.set(i, static_cast<std::uint8_t>(uni(rng, 0, 255))); break;
-      case OT::TENSOR_QUANT8_ASYMM_SIGNED: t.set(i, static_cast<std::int8_t>(uni(rng, -128, 127))); break;
-      default: FAIL("fill_random: unexpected type");
-    }
-  }
-}
-dims_t random_dims(std::mt19937& rng, int min_rank, int max_rank, int max_ext) {
-  dims_t d(static_cast<std::size_t>(uni(rng, min_rank, max_rank)));
-  for (auto& e : d) e = static_cast<std::uint32_t>(uni(rng, 1, max_ext));
-  return d;
-}
-double apply_activation(double v, int act) {
-  switch (act) {
-    case 1: return std::max(v, 0.0);
-    case 2: return std::clamp(v, -1.0, 1.0);
-    case 3: return std::clamp(v, 0.0, 6.0);
-    default: return v;
-  }
-}
+// uni, unif, log_uniform, random_zp, random_dims, fill_random and apply_activation:
+// support/random_cases.hpp.
 
 constexpr std::array<OT, 4> all_types{OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM,
                                       OT::TENSOR_QUANT8_ASYMM_SIGNED};
@@ -898,15 +864,7 @@ TEST_CASE("fixed point: exp, reciprocal and inverse square root") {
 // End to end: hand-worked goldens through exec::prepare / exec::execute
 // =================================================================================
 
-namespace {
-
-tensor run_golden(OpT op, const std::vector<tensor>& ins, const tensor& out_decl) {
-  const auto r = run_model(single(op, ins, {out_decl}));
-  REQUIRE_MESSAGE(r.status == ty::ErrorStatus::NONE, r.message);
-  return r.outs[0];
-}
-
-}  // namespace
+// run_golden: support/random_cases.hpp.
 
 TEST_CASE("golden: pooling a 3x3 image with a 2x2 window, padding right/bottom, both layouts") {
   // 1 2 3 / 4 5 6 / 7 8 9; pads (l, r, t, b) = (0, 1, 0, 1); edge windows are clipped.

@@ -323,20 +323,25 @@ kernel bind_fully_connected_f32(const bind_context& c) {
 }
 
 /// The bound DEPTHWISE_CONV_2D float32 kernel for depth_multiplier 1 (the caller checks
-/// the multiplier is a constant 1). NCHW runs through NHWC copies.
-template <class Arch = xsimd::default_arch>
-kernel bind_depthwise_f32(conv_slots_fn slots) {
-  return [slots](const kernel_io& io) {
+/// the multiplier is a constant 1) around `nhwc`, an NHWC implementation called as
+/// nhwc(geometry, in, filter, bias, lo, hi, out, par). NCHW runs through NHWC copies.
+template <class Nhwc>
+kernel bind_depthwise_f32_with(conv_slots_fn slots, Nhwc nhwc) {
+  return [slots, nhwc](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
     const float_range r = activation_range_float(g.activation);
     const float* w = reinterpret_cast<const float*>(io.in[1].value);
     const float* bias = reinterpret_cast<const float*>(io.in[2].value);
     run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
-                [&](const geometry& gn, const float* in, float* out) {
-                  depthwise_f32_nhwc<Arch>(gn, in, w, bias, r.lo, r.hi, out, io.par);
-                });
+                [&](const geometry& gn, const float* in, float* out) { nhwc(gn, in, w, bias, r.lo, r.hi, out, io.par); });
   };
+}
+
+/// bind_depthwise_f32_with the portable xsimd implementation for `Arch`.
+template <class Arch = xsimd::default_arch>
+kernel bind_depthwise_f32(conv_slots_fn slots) {
+  return bind_depthwise_f32_with(slots, &depthwise_f32_nhwc<Arch>);
 }
 
 }  // namespace nnhal::ops::kernels::conv

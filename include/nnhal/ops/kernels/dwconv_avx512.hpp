@@ -156,25 +156,12 @@ NNHAL_TARGET_AVX512 inline void dw_f32_row(const dw_row<float>& r, std::size_t o
 inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, const float* bias, float lo,
                                float hi, float* out, exec::parallel_context* par) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.out_c;
-  const std::vector<float> zeros(ch, 0.0f);
+  // The padding row border taps point at; kept per thread so an execution allocates nothing.
+  thread_local std::vector<float> zeros;
+  if (zeros.size() < ch) zeros.assign(ch, 0.0f);
   dw_rows(g, in, zeros.data(), par, [&](const dw_row<float>& r, std::size_t b, std::size_t oy) {
     dw_f32_row(r, g.out_w, taps, ch, w, bias, lo, hi, out + (b * g.out_h + oy) * g.out_w * ch);
   });
-}
-
-/// The bound DEPTHWISE_CONV_2D float32 kernel (the caller checks depth_multiplier is 1).
-inline kernel bind_depthwise_f32(conv_slots_fn slots) {
-  return [slots](const kernel_io& io) {
-    if (element_count(io.out[0].dims) == 0) return;
-    const geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
-    const float_range r = activation_range_float(g.activation);
-    const float* w = reinterpret_cast<const float*>(io.in[1].value);
-    const float* bias = reinterpret_cast<const float*>(io.in[2].value);
-    run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
-                [&](const geometry& gn, const float* in, float* out) {
-                  depthwise_f32_nhwc(gn, in, w, bias, r.lo, r.hi, out, io.par);
-                });
-  };
 }
 
 // ---------------------------------------------------------------------------------
@@ -322,7 +309,7 @@ inline std::optional<kernel> bind_depthwise(const bind_context& c, conv_slots_fn
   if (!simd::cpu().avx512) return std::nullopt;
   const bool per_channel = c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
   switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return bind_depthwise_f32(slots);
+    case OperandType::TENSOR_FLOAT32: return conv::bind_depthwise_f32_with(slots, &depthwise_f32_nhwc);
     case OperandType::TENSOR_QUANT8_ASYMM:
       if (per_channel || c.in[1].type == c.in[0].type) return bind_depthwise_q8<types::qu8>(c, slots);
       break;

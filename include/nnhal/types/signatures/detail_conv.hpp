@@ -298,6 +298,24 @@ inline status place_conv_output(const infer_context& c, std::optional<bool> nchw
   return {};
 }
 
+/// The tensor dimensions a conv-like inference reads, 0 where unknown; the spatial and
+/// channel ones are also 0 while the layout is not a constant. f0 and f3 are the filter's
+/// first and last dimensions.
+struct conv_dims {
+  std::uint32_t batches, in_h, in_w, in_c, f0, f3, bias_n;
+};
+inline conv_dims conv_dims_of(const operand_desc& input, const operand_desc& filter, const operand_desc& bias,
+                              const conv_values& v) {
+  const bool nchw = v.nchw.value_or(false);
+  return {dim_or_unknown(input, 0),
+          v.nchw ? dim_or_unknown(input, nchw ? 2 : 1) : 0u,
+          v.nchw ? dim_or_unknown(input, nchw ? 3 : 2) : 0u,
+          v.nchw ? dim_or_unknown(input, nchw ? 1 : 3) : 0u,
+          dim_or_unknown(filter, 0),
+          dim_or_unknown(filter, 3),
+          dim_or_unknown(bias, 0)};
+}
+
 /// Shape inference of CONV_2D, DEPTHWISE_CONV_2D and GROUPED_CONV_2D: [batches,
 /// out_height, out_width, depth_out] (NHWC) or [batches, depth_out, out_height, out_width]
 /// (NCHW). Only batches may be 0.
@@ -314,14 +332,8 @@ inline status infer_conv_forward(const infer_context& c, conv_kind k, const conv
   raise_for_layout_and_dilation(c, v);
 
   auto known = [&](std::uint32_t x) { return c.executing || x != 0; };
-  const bool nchw = v.nchw.value_or(false);
-  const std::uint32_t batches = dim_or_unknown(input, 0);
-  const std::uint32_t in_h = v.nchw ? dim_or_unknown(input, nchw ? 2 : 1) : 0;
-  const std::uint32_t in_w = v.nchw ? dim_or_unknown(input, nchw ? 3 : 2) : 0;
-  const std::uint32_t in_c = v.nchw ? dim_or_unknown(input, nchw ? 1 : 3) : 0;
-  const std::uint32_t f0 = dim_or_unknown(filter, 0), f3 = dim_or_unknown(filter, 3);
+  const auto [batches, in_h, in_w, in_c, f0, f3, bias_n] = conv_dims_of(input, filter, bias, v);
   const std::uint32_t out_c = k == conv_kind::depthwise ? f3 : f0;
-  const std::uint32_t bias_n = dim_or_unknown(bias, 0);
   if (known(out_c) && known(bias_n))
     NNHAL_CHECK(bias_n == out_c, ErrorStatus::INVALID_ARGUMENT, "bias: ", bias_n, " values for ", out_c,
                 " output channels");

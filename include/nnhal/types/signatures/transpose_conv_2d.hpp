@@ -63,12 +63,7 @@ inline status transpose_conv_2d::infer_into(const infer_context& c, shapes& out)
 
   auto known = [&](std::uint32_t x) { return c.executing || x != 0; };
   const bool nchw = v.nchw.value_or(false);
-  const std::uint32_t batches = dim_or_unknown(input, 0);
-  const std::uint32_t in_h = v.nchw ? dim_or_unknown(input, nchw ? 2 : 1) : 0;
-  const std::uint32_t in_w = v.nchw ? dim_or_unknown(input, nchw ? 3 : 2) : 0;
-  const std::uint32_t in_c = v.nchw ? dim_or_unknown(input, nchw ? 1 : 3) : 0;
-  const std::uint32_t out_c = dim_or_unknown(filter, 0), f3 = dim_or_unknown(filter, 3);
-  const std::uint32_t bias_n = dim_or_unknown(bias, 0);
+  const auto [batches, in_h, in_w, in_c, out_c, f3, bias_n] = conv_dims_of(input, filter, bias, v);
   if (known(out_c) && known(bias_n))
     NNHAL_CHECK(bias_n == out_c, ErrorStatus::INVALID_ARGUMENT, "bias: ", bias_n, " values for ", out_c,
                 " output channels");
