@@ -53,9 +53,7 @@ float exec_time_of(const types::Capabilities& caps, OperandType type) noexcept {
 struct device::impl {
   std::unique_ptr<exec::runtime> rt;          // worker pool, reactor, admission (every style)
   std::optional<cache::token_store> store;    // compilation cache; empty: caching off
-  mutable std::mutex buffers_mu;
-  mutable std::map<std::uint32_t, std::weak_ptr<buffer>> buffers;  // IBuffer tokens
-  mutable std::uint32_t next_token = 1;                            // 0 is not a valid token
+  mutable exec::buffer_registry buffers;       // IBuffer tokens (memory domains)
 };
 
 struct prepared_model::impl {
@@ -77,44 +75,6 @@ execution_result failure(ErrorStatus s, std::string message) {
 }
 
 }  // namespace
-
-/// The HAL's executions name driver buffers by token; the executor reads Memory. Swap
-/// each token for its buffer after checking this model may use it in that role.
-result<Request> prepared_model::resolve_tokens(const Request& request) const {
-  const device::impl& dev = device_->internals();
-  const prepared_model& model = *this;
-  Request r = request;
-  for (std::size_t p = 0; p < r.pools.size(); ++p) {
-    const auto* token = std::get_if<std::uint32_t>(&r.pools[p]);
-    if (!token) continue;
-    std::shared_ptr<buffer> buf;
-    {
-      std::lock_guard lk(dev.buffers_mu);
-      if (auto it = dev.buffers.find(*token); it != dev.buffers.end()) buf = it->second.lock();
-    }
-    NNHAL_CHECK(buf != nullptr, ErrorStatus::INVALID_ARGUMENT, "pool ", p, ": unknown buffer token ", *token);
-    auto uses = [&](std::vector<types::RequestArgument>& args, bool input) -> types::status {
-      for (std::size_t k = 0; k < args.size(); ++k) {
-        auto& a = args[k];
-        if (a.hasNoValue || a.location.poolIndex != p) continue;
-        // A driver buffer is used whole: the HAL requires offset 0 and length 0.
-        NNHAL_CHECK(a.location.offset == 0 && a.location.length == 0, ErrorStatus::INVALID_ARGUMENT,
-                    input ? "input " : "output ", k, ": a driver buffer needs offset 0 and length 0");
-        const bool allowed = std::any_of(buf->roles_.begin(), buf->roles_.end(), [&](const auto& role) {
-          return role.model == &model && role.input == input && role.index == k;
-        });
-        NNHAL_CHECK(allowed, ErrorStatus::INVALID_ARGUMENT, input ? "input " : "output ", k, ": buffer ", *token,
-                    " was not allocated for this role");
-        a.location.length = static_cast<std::uint32_t>(buf->memory_.size);
-      }
-      return {};
-    };
-    NNHAL_TRY(uses(r.inputs, true));
-    NNHAL_TRY(uses(r.outputs, false));
-    r.pools[p] = buf->memory_;
-  }
-  return r;
-}
 
 namespace {
 
@@ -302,74 +262,42 @@ result<device::allocation> device::allocate(const BufferDesc& desc,
                                             const std::vector<BufferRole>& outputRoles) const {
   using types::ErrorStatus;
   NNHAL_CHECK(!models.empty(), ErrorStatus::INVALID_ARGUMENT, "allocate: no prepared models");
-  NNHAL_CHECK(!inputRoles.empty() || !outputRoles.empty(), ErrorStatus::INVALID_ARGUMENT, "allocate: no roles");
-  auto buf = std::shared_ptr<buffer>(new buffer());
-  std::optional<OperandType> type;
-  std::vector<std::uint32_t> dims = desc.dimensions;
-  auto add_roles = [&](const std::vector<BufferRole>& roles, bool input) -> types::status {
+  auto roles_of = [&](const std::vector<BufferRole>& roles) -> result<std::vector<exec::buffer_role>> {
+    std::vector<exec::buffer_role> out;
     for (const auto& r : roles) {
       NNHAL_CHECK(r.modelIndex < models.size() && models[r.modelIndex], ErrorStatus::INVALID_ARGUMENT,
-                  "allocate: role names model ", r.modelIndex, " of ", models.size());
-      const prepared_model& pm = *models[r.modelIndex];
-      NNHAL_CHECK(pm.device_.get() == this, ErrorStatus::INVALID_ARGUMENT,
+                  "allocate: a role names model ", r.modelIndex, " of ", models.size());
+      NNHAL_CHECK(models[r.modelIndex]->device_.get() == this, ErrorStatus::INVALID_ARGUMENT,
                   "allocate: a prepared model of another device");
-      NNHAL_CHECK(r.frequency > 0.0f && r.frequency <= 1.0f, ErrorStatus::INVALID_ARGUMENT,
-                  "allocate: frequency ", r.frequency, " is not in (0, 1]");
-      const auto& io = input ? pm.model().main.inputIndexes : pm.model().main.outputIndexes;
-      NNHAL_CHECK(r.ioIndex < io.size(), ErrorStatus::INVALID_ARGUMENT, "allocate: ", input ? "input " : "output ",
-                  r.ioIndex, " does not exist");
-      const bool dup = std::any_of(buf->roles_.begin(), buf->roles_.end(), [&](const auto& x) {
-        return x.model == &pm && x.input == input && x.index == r.ioIndex;
-      });
-      NNHAL_CHECK(!dup, ErrorStatus::INVALID_ARGUMENT, "allocate: a role is given twice");
-      const types::Operand& o = pm.model().main.operands[io[r.ioIndex]];
-      NNHAL_CHECK(!type || *type == o.type, ErrorStatus::INVALID_ARGUMENT, "allocate: roles disagree on the type (",
-                  o.type, " vs ", *type, ")");
-      type = o.type;
-      // Merge shapes: a 0 extent is unknown; known extents must agree.
-      if (dims.empty()) dims = o.dimensions;
-      NNHAL_CHECK(o.dimensions.empty() || o.dimensions.size() == dims.size(), ErrorStatus::INVALID_ARGUMENT,
-                  "allocate: roles disagree on the rank");
-      for (std::size_t i = 0; i < o.dimensions.size(); ++i) {
-        NNHAL_CHECK(dims[i] == 0 || o.dimensions[i] == 0 || dims[i] == o.dimensions[i],
-                    ErrorStatus::INVALID_ARGUMENT, "allocate: roles disagree on dimension ", i);
-        if (dims[i] == 0) dims[i] = o.dimensions[i];
-      }
-      buf->roles_.push_back({&pm, input, r.ioIndex});
+      out.push_back({models[r.modelIndex]->impl_->pm, r.ioIndex, r.frequency});
     }
-    return {};
+    return out;
   };
-  NNHAL_TRY(add_roles(inputRoles, true));
-  NNHAL_TRY(add_roles(outputRoles, false));
-  std::uint64_t bytes = 0;
-  // The HAL lets a driver refuse buffers of unknown size; this one does.
-  NNHAL_CHECK(types::all_known(dims) && types::operand_byte_size(*type, dims, bytes), ErrorStatus::GENERAL_FAILURE,
-              "allocate: the buffer's size is not known (dimensions ", types::format_dims(dims, true), ")");
-  buf->memory_ = types::Memory::allocate(static_cast<std::size_t>(bytes));
-  buf->type_ = *type;
-  buf->dims_ = std::move(dims);
-  {
-    std::lock_guard lk(impl_->buffers_mu);
-    buf->token_ = impl_->next_token++;
-    impl_->buffers[buf->token_] = buf;
-  }
-  return allocation{buf, buf->token_};
+  auto in = roles_of(inputRoles);
+  if (!in) return std::move(in).err();
+  auto out = roles_of(outputRoles);
+  if (!out) return std::move(out).err();
+  auto buf = impl_->buffers.allocate(desc.dimensions, *in, *out);
+  if (!buf) return std::move(buf).err();
+  auto ibuffer = std::shared_ptr<buffer>(new buffer());
+  ibuffer->impl_ = std::move(*buf);
+  return allocation{ibuffer, ibuffer->token()};
 }
 
 // ---------------------------------------------------------------------------------------
 // IBuffer
 
+std::uint32_t buffer::token() const noexcept { return impl_->token(); }
+std::size_t buffer::size() const noexcept { return impl_->size(); }
+
 ErrorStatus buffer::copyTo(const types::Memory& dst) const {
-  if (dst.size != memory_.size || (dst.size > 0 && !dst.data)) return ErrorStatus::INVALID_ARGUMENT;
-  if (memory_.size) std::memcpy(dst.data, memory_.data, memory_.size);
-  return ErrorStatus::NONE;
+  const auto s = impl_->copy_to(dst);
+  return s ? ErrorStatus::NONE : s.err().status;
 }
 
 ErrorStatus buffer::copyFrom(const types::Memory& src, const std::vector<std::uint32_t>& dimensions) {
-  if (src.size != memory_.size || (src.size > 0 && !src.data)) return ErrorStatus::INVALID_ARGUMENT;
-  if (!dimensions.empty() && dimensions != dims_) return ErrorStatus::INVALID_ARGUMENT;
-  if (memory_.size) std::memcpy(memory_.data, src.data, memory_.size);
-  return ErrorStatus::NONE;
+  const auto s = impl_->copy_from(src, dimensions);
+  return s ? ErrorStatus::NONE : s.err().status;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -377,8 +305,9 @@ ErrorStatus buffer::copyFrom(const types::Memory& src, const std::vector<std::ui
 
 namespace {
 
-exec::execute_options options_of(const execution_args& args) {
+exec::execute_options options_of(const execution_args& args, const exec::buffer_registry& buffers) {
   exec::execute_options o;
+  o.buffers = &buffers;
   o.measure = args.measure;
   o.deadline = args.deadline;
   if (args.loopTimeoutDuration)
@@ -403,27 +332,20 @@ execution_result result_of(exec::execution_outcome outcome) {
 // predicted missed) and the queue-depth limit apply the same way to all of them.
 
 execution_result prepared_model::executeSynchronously(const Request& request, const execution_args& args) const {
-  auto resolved = resolve_tokens(request);
-  if (!resolved) return failure(resolved.err().status, resolved.err().message);
-  return result_of(exec::execute_queued(*device_->internals().rt, impl_->pm, *resolved, options_of(args)));
+  const auto& dev = device_->internals();
+  return result_of(exec::execute_queued(*dev.rt, impl_->pm, request, options_of(args, dev.buffers)));
 }
 
 ErrorStatus prepared_model::execute(const Request& request, const execution_args& args,
                                     std::function<void(execution_result)> callback) const {
-  auto resolved = resolve_tokens(request);
-  if (!resolved) {
-    callback(failure(resolved.err().status, resolved.err().message));
-    return resolved.err().status;
-  }
-  return exec::execute_async(*device_->internals().rt, impl_->pm, *resolved, options_of(args),
+  const auto& dev = device_->internals();
+  return exec::execute_async(*dev.rt, impl_->pm, request, options_of(args, dev.buffers),
                              [cb = std::move(callback)](exec::execution_outcome o) { cb(result_of(std::move(o))); });
 }
 
 result<fenced_execution> prepared_model::executeFenced(const Request& request, std::span<const int> waitFor,
                                                        const execution_args& args,
                                                        types::OptionalTimeoutDuration fenceDuration) const {
-  auto resolved = resolve_tokens(request);
-  if (!resolved) return std::move(resolved).err();
   // The caller keeps its descriptors: wait on duplicates we own.
   std::vector<exec::fence_ptr> fences;
   for (int fd : waitFor) {
@@ -431,7 +353,8 @@ result<fenced_execution> prepared_model::executeFenced(const Request& request, s
     NNHAL_CHECK(mine >= 0, ErrorStatus::INVALID_ARGUMENT, "waitFor: ", fd, " is not an open sync fence");
     fences.push_back(exec::fd_fence::adopt(mine));
   }
-  auto f = exec::execute_fenced(*device_->internals().rt, impl_->pm, *resolved, std::move(fences), options_of(args),
+  const auto& dev = device_->internals();
+  auto f = exec::execute_fenced(*dev.rt, impl_->pm, request, std::move(fences), options_of(args, dev.buffers),
                                 fenceDuration);
   if (!f) return std::move(f).err();
   fenced_execution out;
@@ -450,24 +373,23 @@ result<fenced_execution> prepared_model::executeFenced(const Request& request, s
 
 namespace {
 
-/// IBurst over nnhal's burst object; driver buffers are swapped in before each execution.
+/// IBurst over nnhal's burst object (driver buffers resolve through the device's registry).
 class example_burst final : public burst {
  public:
-  example_burst(std::shared_ptr<const prepared_model> owner, std::unique_ptr<exec::burst> b)
-      : owner_(std::move(owner)), b_(std::move(b)) {}
+  example_burst(std::shared_ptr<const prepared_model> owner, std::unique_ptr<exec::burst> b,
+                const exec::buffer_registry& buffers)
+      : owner_(std::move(owner)), b_(std::move(b)), buffers_(buffers) {}
   execution_result execute(const Request& request, std::span<const std::int32_t> slots,
                            const execution_args& args) override {
-    auto resolved = resolve_(request);
-    if (!resolved) return failure(resolved.err().status, resolved.err().message);
     std::vector<std::int64_t> tokens(slots.begin(), slots.end());
-    return result_of(b_->execute_synchronously(*resolved, tokens, options_of(args)));
+    return result_of(b_->execute_synchronously(request, tokens, options_of(args, buffers_)));
   }
   void freeMemory(std::int32_t slot) override { (void)b_->release_memory_resource(slot); }
-  std::function<result<Request>(const Request&)> resolve_;
 
  private:
   std::shared_ptr<const prepared_model> owner_;
   std::unique_ptr<exec::burst> b_;
+  const exec::buffer_registry& buffers_;  // the device's, which outlives its prepared models' bursts
 };
 
 }  // namespace
@@ -475,10 +397,8 @@ class example_burst final : public burst {
 result<std::shared_ptr<burst>> prepared_model::configureExecutionBurst() const {
   auto b = exec::burst::configure(*device_->internals().rt, impl_->pm);
   if (!b) return std::move(b).err();
-  auto self = shared_from_this();
-  auto out = std::make_shared<example_burst>(self, std::move(*b));
-  out->resolve_ = [m = self.get()](const Request& r) { return m->resolve_tokens(r); };
-  return std::shared_ptr<burst>(std::move(out));
+  return std::shared_ptr<burst>(
+      std::make_shared<example_burst>(shared_from_this(), std::move(*b), device_->internals().buffers));
 }
 
 }  // namespace nnhal::example

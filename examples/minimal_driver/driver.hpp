@@ -21,6 +21,10 @@
 #include "nnhal/types/operation_type.hpp"
 #include "nnhal/types/request.hpp"
 
+namespace nnhal::exec {
+class device_buffer;
+}
+
 namespace nnhal::example {
 
 using types::ErrorStatus;
@@ -71,30 +75,21 @@ struct BufferRole {
 class device;
 class prepared_model;
 
-/// IBuffer: driver-managed memory, named in requests by its token instead of a pool.
+/// IBuffer: driver-managed memory, named in requests by its token instead of a pool
+/// (nnhal's exec::device_buffer: HAL state rules, role and shape checks).
 class buffer {
  public:
-  /// Copies the buffer's contents out (IBuffer::copyTo). dst must be exactly its size.
+  /// IBuffer::copyTo. INVALID_ARGUMENT unless dst is exactly its size; GENERAL_FAILURE
+  /// while the buffer is uninitialized (never written by copyFrom or an execution).
   ErrorStatus copyTo(const types::Memory& dst) const;
-  /// Copies into the buffer (IBuffer::copyFrom); `dimensions` must match its shape.
+  /// IBuffer::copyFrom; `dimensions` (empty: the allocated ones) must agree with its shape.
   ErrorStatus copyFrom(const types::Memory& src, const std::vector<std::uint32_t>& dimensions);
-  std::uint32_t token() const noexcept { return token_; }
-  std::size_t size() const noexcept { return memory_.size; }
+  std::uint32_t token() const noexcept;
+  std::size_t size() const noexcept;
 
  private:
   friend class device;
-  friend class prepared_model;
-  types::Memory memory_;
-  types::OperandType type_{};
-  std::vector<std::uint32_t> dims_;
-  std::uint32_t token_ = 0;
-  // Which (prepared model, input or output, index) uses are allowed.
-  struct role {
-    const prepared_model* model;
-    bool input;
-    std::uint32_t index;
-  };
-  std::vector<role> roles_;
+  std::shared_ptr<exec::device_buffer> impl_;
 };
 
 /// IBurst: a fast path for repeated executions; request memories are cached by slot.
@@ -151,7 +146,6 @@ class prepared_model : public std::enable_shared_from_this<prepared_model> {
  private:
   friend class device;
   prepared_model() = default;
-  result<types::Request> resolve_tokens(const types::Request& request) const;
   std::unique_ptr<impl> impl_;
   std::shared_ptr<const device> device_;
   types::Priority priority_ = types::Priority::MEDIUM;

@@ -1126,11 +1126,11 @@ TEST_CASE("request: argument range outside the pool") {
   CHECK_INVALID(validate_request(w, m), "input 0: [4294967295, +16) outside pool 0");
 }
 
-TEST_CASE("request: driver-managed buffer tokens are rejected") {
+TEST_CASE("request: driver-managed buffer tokens are rejected unless resolved first") {
   const Model m = make_add_model();
   Request r = make_request(m);
   r.pools.emplace_back(std::uint32_t{7});
-  CHECK_INVALID(validate_request(r, m), "request pool 1: driver-managed buffer tokens are not accepted here");
+  CHECK_INVALID(validate_request(r, m), "request pool 1: a driver-managed buffer token, but no buffer registry");
 }
 
 TEST_CASE("request: an unmapped pool") {

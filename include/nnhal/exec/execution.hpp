@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/exec/device_memory.hpp"
 #include "nnhal/exec/memory.hpp"
 #include "nnhal/exec/parallel.hpp"
 #include "nnhal/exec/prepared_model.hpp"
@@ -160,6 +161,9 @@ class execution {
   }
 
   types::status init(const types::Request& request, const execute_options& options, types::time_point started);
+  types::status resolve_buffers(const types::Request& request, const buffer_registry* registry);
+  execution_outcome collect();
+  void settle_buffers(execution_outcome& outcome);
   frame& enter_frame(std::uint32_t graph);
   std::byte* place_output(frame& f, std::uint32_t operand, std::span<const std::uint32_t> dims, std::byte*& copy_to);
   ErrorStatus write_result(frame& f, std::uint32_t operand, const value& v, std::size_t op_index);
@@ -176,6 +180,10 @@ class execution {
   std::shared_ptr<const prepared_model> pm_;
   execute_options options_;
   std::vector<types::Memory> pools_;  // the request's pools, kept alive
+  /// A request naming driver-managed buffers, with each token swapped for its buffer's
+  /// memory (reused between runs); and the buffers written as outputs, by output index.
+  types::Request resolved_;
+  std::vector<std::pair<std::size_t, std::shared_ptr<device_buffer>>> written_buffers_;
   std::vector<frame> frames_;         // per subgraph id
   std::vector<activation> stack_;     // stack_[0] is main; capacity reserved at start
   std::vector<std::vector<carried>> carry_;  // per WHILE: op_base_[graph] + operation index
@@ -325,6 +333,8 @@ inline result<execution::pooled> execution::lease(std::shared_ptr<const prepared
 inline void execution::recycle(execution* e) noexcept {
   std::shared_ptr<const prepared_model> pm = std::move(e->pm_);  // the pool must not keep its model alive,
   e->pools_.clear();                                              // nor the client's memory,
+  e->resolved_.pools.clear();                                     // nor its driver buffers,
+  e->written_buffers_.clear();
   e->options_ = {};                                               // nor a stop state
   if (!pm) {
     delete e;
@@ -351,14 +361,19 @@ inline types::status execution::init(const types::Request& request, const execut
   if (options.deadline && *options.deadline <= started)
     return types::make_error(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
   const types::Model& m = pm_->model_;
-  NNHAL_TRY(types::validate_request(request, m));
+  written_buffers_.clear();
+  const bool names_buffers = std::any_of(request.pools.begin(), request.pools.end(),
+                                         [](const types::MemoryPool& p) { return std::holds_alternative<std::uint32_t>(p); });
+  if (names_buffers && options.buffers) NNHAL_TRY(resolve_buffers(request, options.buffers));
+  const types::Request& req = names_buffers && options.buffers ? resolved_ : request;
+  NNHAL_TRY(types::validate_request(req, m));
 
   options_ = options;
   options_.loop_timeout = std::min(options.loop_timeout, types::LOOP_TIMEOUT_MAXIMUM);
   started_ = started;
   device_ns_ = 0;
   pools_.clear();
-  for (const auto& p : request.pools) pools_.push_back(std::get<types::Memory>(p));
+  for (const auto& p : req.pools) pools_.push_back(std::get<types::Memory>(p));
 
   // Frames, arenas and loop buffers stay from an earlier run (restart), sized as needed.
   const auto& graphs = pm_->graphs_;
@@ -383,8 +398,8 @@ inline types::status execution::init(const types::Request& request, const execut
   stack_.push_back({});
   const auto& g = m.main;
   auto pool_bytes = [&](const types::DataLocation& loc) { return pools_[loc.poolIndex].data + loc.offset; };
-  for (std::size_t k = 0; k < request.inputs.size(); ++k) {
-    const auto& arg = request.inputs[k];
+  for (std::size_t k = 0; k < req.inputs.size(); ++k) {
+    const auto& arg = req.inputs[k];
     slot& r = f.slots[g.inputIndexes[k]];
     const auto type = g.operands[g.inputIndexes[k]].type;
     if (arg.hasNoValue) {
@@ -400,14 +415,14 @@ inline types::status execution::init(const types::Request& request, const execut
       r.data = copy;
     }
   }
-  for (std::size_t k = 0; k < request.outputs.size(); ++k) {
-    const auto& arg = request.outputs[k];
+  for (std::size_t k = 0; k < req.outputs.size(); ++k) {
+    const auto& arg = req.outputs[k];
     NNHAL_CHECK(arg.hasNoValue || pools_[arg.location.poolIndex].writable, ErrorStatus::INVALID_ARGUMENT, "output ",
                 k, ": pool ", arg.location.poolIndex, " is read-only");
   }
-  insufficient_.assign(request.outputs.size(), false);
-  for (std::size_t k = 0; k < request.outputs.size(); ++k) {
-    const auto& arg = request.outputs[k];
+  insufficient_.assign(req.outputs.size(), false);
+  for (std::size_t k = 0; k < req.outputs.size(); ++k) {
+    const auto& arg = req.outputs[k];
     slot& r = f.slots[g.outputIndexes[k]];
     r.output = static_cast<int>(k);
     if (!arg.dimensions.empty()) r.dims = arg.dimensions;
@@ -429,6 +444,62 @@ inline types::status execution::init(const types::Request& request, const execut
   status_ = ErrorStatus::NONE;
   message_.clear();
   done_ = g.operations.empty();  // validation forbids it; stay safe anyway
+  return {};
+}
+
+/// Swaps each token pool of `request` for its buffer's memory (into resolved_), after the
+/// checks of HAL 1.3 IDevice::allocate / IBuffer: the token names a live buffer of this
+/// device; each argument on it uses it whole (offset 0, length 0 or its size) in a role
+/// it was allocated for with this prepared model; an input buffer is initialized and
+/// its shape agrees with the argument's; a buffer is at most one output and not also an
+/// input. Unknown tokens, roles and shapes are INVALID_ARGUMENT; reading an uninitialized
+/// buffer is GENERAL_FAILURE.
+inline types::status execution::resolve_buffers(const types::Request& request, const buffer_registry* registry) {
+  resolved_.inputs.assign(request.inputs.begin(), request.inputs.end());
+  resolved_.outputs.assign(request.outputs.begin(), request.outputs.end());
+  resolved_.pools.assign(request.pools.begin(), request.pools.end());
+  for (std::size_t p = 0; p < request.pools.size(); ++p) {
+    const auto* token = std::get_if<std::uint32_t>(&request.pools[p]);
+    if (!token) continue;
+    std::shared_ptr<device_buffer> buf = registry->find(*token);
+    NNHAL_CHECK(buf != nullptr, ErrorStatus::INVALID_ARGUMENT, "request pool ", p, ": token ", *token,
+                " names no live driver-managed buffer");
+    bool used = false;
+    auto use = [&](types::RequestArgument& a, bool input, std::size_t k) -> types::status {
+      const char* kind = input ? "input " : "output ";
+      NNHAL_CHECK(!used || input, ErrorStatus::INVALID_ARGUMENT, kind, k, ": buffer ", *token,
+                  " is already another argument of this request (an output must have a buffer of its own)");
+      NNHAL_CHECK(a.location.offset == 0 && (a.location.length == 0 || a.location.length == buf->size()),
+                  ErrorStatus::INVALID_ARGUMENT, kind, k, ": a driver-managed buffer is used whole (offset 0, length 0), not [",
+                  a.location.offset, ", +", a.location.length, ")");
+      NNHAL_CHECK(buf->has_role(*pm_, input, static_cast<std::uint32_t>(k)), ErrorStatus::INVALID_ARGUMENT, kind, k,
+                  ": buffer ", *token, " was not allocated for this role of this prepared model");
+      a.location.length = static_cast<std::uint32_t>(buf->size());
+      if (input) {
+        NNHAL_CHECK(buf->initialized(), ErrorStatus::GENERAL_FAILURE, "input ", k, ": buffer ", *token,
+                    " is uninitialized");
+        const auto current = buf->dims();
+        auto combined = detail::combine_dims(current, a.dimensions);
+        NNHAL_CHECK(combined.has_value(), ErrorStatus::INVALID_ARGUMENT, "input ", k, ": dimensions ",
+                    types::format_dims(a.dimensions), " conflict with buffer ", *token, "'s ", types::format_dims(current));
+        a.dimensions = std::move(*combined);
+      } else {
+        NNHAL_CHECK(detail::combine_dims(buf->allocated_dims(), a.dimensions).has_value(), ErrorStatus::INVALID_ARGUMENT,
+                    "output ", k, ": dimensions ", types::format_dims(a.dimensions, true), " conflict with buffer ",
+                    *token, "'s ", types::format_dims(buf->allocated_dims()));
+        written_buffers_.emplace_back(k, buf);
+      }
+      used = true;
+      return {};
+    };
+    for (std::size_t k = 0; k < resolved_.inputs.size(); ++k)
+      if (!resolved_.inputs[k].hasNoValue && resolved_.inputs[k].location.poolIndex == p)
+        NNHAL_TRY(use(resolved_.inputs[k], true, k));
+    for (std::size_t k = 0; k < resolved_.outputs.size(); ++k)
+      if (!resolved_.outputs[k].hasNoValue && resolved_.outputs[k].location.poolIndex == p)
+        NNHAL_TRY(use(resolved_.outputs[k], false, k));
+    resolved_.pools[p] = buf->as_pool(buf);
+  }
   return {};
 }
 
@@ -672,14 +743,22 @@ inline ErrorStatus execution::leave() {
 }
 
 inline execution_outcome execution::finish() {
-  execution_outcome outcome;
-  outcome.profile = std::move(profile_);
   if (finished_) {
+    execution_outcome outcome;
     outcome.status = ErrorStatus::GENERAL_FAILURE;
     outcome.message = "finish() called twice";
     return outcome;
   }
   finished_ = true;
+  execution_outcome outcome = collect();
+  if (!written_buffers_.empty()) settle_buffers(outcome);
+  return outcome;
+}
+
+/// The outcome of a done execution (finish() without the driver buffers' bookkeeping).
+inline execution_outcome execution::collect() {
+  execution_outcome outcome;
+  outcome.profile = std::move(profile_);
   if (!done_) fail(ErrorStatus::GENERAL_FAILURE, "finish() called before the execution was done");
   if (status_ != ErrorStatus::NONE) {
     outcome.status = status_;
@@ -709,6 +788,31 @@ inline execution_outcome execution::finish() {
     outcome.timing.timeInDriver = std::max(in_driver, on_device);
   }
   return outcome;
+}
+
+/// Driver buffers written as outputs: initialized with the shape written when the
+/// execution succeeded; uninitialized (contents undefined) when it failed. A success whose
+/// output shape is not the buffer's fails with GENERAL_FAILURE.
+inline void execution::settle_buffers(execution_outcome& outcome) {
+  bool ok = outcome.status == ErrorStatus::NONE;
+  if (ok) {
+    for (const auto& [k, buf] : written_buffers_) {
+      // The allocated shape is fully specified (allocate refuses others), so it must be the result's.
+      const auto& dims = outcome.outputShapes[k].dimensions;
+      if (dims != buf->allocated_dims()) {
+        ok = false;
+        outcome.status = ErrorStatus::GENERAL_FAILURE;
+        outcome.message = types::str_cat("output ", k, ": result of shape ", types::format_dims(dims),
+                                         " does not fill buffer ", buf->token(), " of shape ",
+                                         types::format_dims(buf->allocated_dims()));
+        outcome.timing = {};
+        break;
+      }
+    }
+  }
+  for (const auto& [k, buf] : written_buffers_)
+    buf->settle(ok, ok ? std::span<const std::uint32_t>(outcome.outputShapes[k].dimensions) : std::span<const std::uint32_t>{});
+  written_buffers_.clear();
 }
 
 // ---------------------------------------------------------------------------------------

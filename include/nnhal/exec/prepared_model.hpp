@@ -30,6 +30,8 @@ struct prepare_options {
   types::OptionalTimePoint deadline;
 };
 
+class buffer_registry;  // exec/device_memory.hpp
+
 struct execute_options {
   types::MeasureTiming measure = types::MeasureTiming::NO;
   types::OptionalTimePoint deadline;  // passed at a checkpoint -> MISSED_DEADLINE_TRANSIENT
@@ -39,6 +41,9 @@ struct execute_options {
   std::stop_token stop;
   /// Record each operation's wall time in execution_outcome::profile.
   bool profile = false;
+  /// The device's driver-managed buffers (exec/device_memory.hpp), which request pools may
+  /// name by token; null: a token pool is INVALID_ARGUMENT.
+  const buffer_registry* buffers = nullptr;
 };
 
 /// Subgraph ids used by the executor and the profile: 0 is main, k + 1 is referenced[k].

@@ -576,7 +576,7 @@ inline status validate_request(const Request& request, const Model& model) {
   for (std::size_t p = 0; p < request.pools.size(); ++p) {
     const auto* mem = std::get_if<Memory>(&request.pools[p]);
     NNHAL_CHECK(mem != nullptr, ErrorStatus::INVALID_ARGUMENT, "request pool ", p,
-                ": driver-managed buffer tokens are not accepted here");
+                ": a driver-managed buffer token, but no buffer registry was given to resolve it");
     NNHAL_CHECK(mem->data != nullptr || mem->size == 0, ErrorStatus::INVALID_ARGUMENT, "request pool ", p,
                 ": not mapped");
   }
