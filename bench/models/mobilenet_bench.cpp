@@ -3,9 +3,13 @@
 // per-channel filters). The model comes from support/mobilenet_v1.hpp (seeded weights).
 // Names: mobilenet_v1/<dtype>/nnhal. Counters: ms per inference and GFLOP/s (GOP/s),
 // counting 2 ops per multiply-add of the convolutions and the classifier (1.14 G); the
-// memory plan's arena size next to the sum of the temporaries it holds.
+// memory plan's arena size next to the sum of the temporaries it holds; and where the time
+// goes, in ms per inference per operation type (<TYPE>_ms, from profiled executions after
+// the timed ones). NNHAL_BENCH_LAYERS=1 also prints each operation's time to stderr.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -53,6 +57,23 @@ void nnhal_mobilenet(benchmark::State& state, mobilenet_type kind) {
   state.counters["GFLOPs"] = benchmark::Counter(n * mobilenet_ops / 1e9, benchmark::Counter::kIsRate);
   // The memory plan: one arena per execution for every temporary, its size next to the
   // temporaries' sizes added up (what allocating each one separately would take).
+  // Where the time goes: profiled executions, averaged per operation type.
+  constexpr int profiled_runs = 20;
+  exec::execute_options profiled;
+  profiled.profile = true;
+  std::vector<exec::op_profile> per_op;
+  for (int r = 0; r < profiled_runs; ++r) {
+    auto out = exec::execute(**prepared, request, profiled);
+    if (per_op.empty()) per_op = std::move(out.profile);
+    else
+      for (std::size_t i = 0; i < per_op.size() && i < out.profile.size(); ++i) per_op[i].nanoseconds += out.profile[i].nanoseconds;
+  }
+  for (const auto& t : exec::profile_by_type(per_op))
+    state.counters[std::string(types::to_string(t.type)) + "_ms"] = static_cast<double>(t.nanoseconds) * 1e-6 / profiled_runs;
+  if (const char* layers = std::getenv("NNHAL_BENCH_LAYERS"); layers && *layers == '1')
+    for (const auto& p : per_op)
+      std::fprintf(stderr, "%3u %-20s %8.1f us\n", p.operation, std::string(types::to_string(p.type)).c_str(),
+                   static_cast<double>(p.nanoseconds) * 1e-3 / profiled_runs);
   const exec::memory_plan_stats& plan = (*prepared)->memory_plan();
   state.counters["arena_KiB"] = static_cast<double>(plan.arena_bytes) / 1024.0;
   state.counters["temporaries_KiB"] = static_cast<double>(plan.temporaries_bytes) / 1024.0;
