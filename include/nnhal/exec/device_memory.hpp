@@ -54,6 +54,19 @@ inline std::optional<types::dims_t> combine_dims(std::span<const std::uint32_t> 
   return out;
 }
 
+/// Whether two operands of one type hold values alike: scale, zero point and extra
+/// parameters (per-channel scales and channel dimension, extension data) all equal.
+inline bool same_quantization(const types::Operand& a, const types::Operand& b) {
+  if (a.scale != b.scale || a.zeroPoint != b.zeroPoint || a.extraParams.index() != b.extraParams.index()) return false;
+  if (const auto* pa = std::get_if<types::SymmPerChannelQuantParams>(&a.extraParams)) {
+    const auto& pb = std::get<types::SymmPerChannelQuantParams>(b.extraParams);
+    return pa->channelDim == pb.channelDim && pa->scales == pb.scales;
+  }
+  if (const auto* ea = std::get_if<std::vector<std::uint8_t>>(&a.extraParams))
+    return *ea == std::get<std::vector<std::uint8_t>>(b.extraParams);
+  return true;
+}
+
 }  // namespace detail
 
 /// IBuffer. Thread-safe: its state is guarded; the bytes themselves follow the HAL's
@@ -78,26 +91,17 @@ class device_buffer {
 
   /// IBuffer::copyFrom: `src` must be exactly the buffer's size; `dims` (empty: the
   /// allocated shape) must be fully specified and agree with the allocated shape, and be
-  /// empty for a scalar. The buffer is then initialized with those dimensions.
+  /// empty for a scalar. The buffer is then initialized with those dimensions; after a
+  /// failed copy it is uninitialized.
   types::status copy_from(const types::Memory& src, std::span<const std::uint32_t> dims) {
-    NNHAL_CHECK(src.size == size_ && (size_ == 0 || src.data != nullptr), ErrorStatus::INVALID_ARGUMENT,
-                "copyFrom: source of ", src.size, " bytes, the buffer holds ", size_);
-    NNHAL_CHECK(types::is_tensor(type_) || dims.empty(), ErrorStatus::INVALID_ARGUMENT,
-                "copyFrom: dimensions ", types::format_dims(dims), " given for a scalar buffer");
-    NNHAL_CHECK(dims.empty() || types::all_known(dims), ErrorStatus::INVALID_ARGUMENT, "copyFrom: dimensions ",
-                types::format_dims(dims, true), " are not fully specified");
-    const auto combined = detail::combine_dims(initial_dims_, dims);
-    NNHAL_CHECK(combined.has_value(), ErrorStatus::INVALID_ARGUMENT, "copyFrom: dimensions ",
-                types::format_dims(dims), " conflict with the buffer's ", types::format_dims(initial_dims_, true));
-    NNHAL_CHECK(!types::is_tensor(type_) || (!combined->empty() && types::all_known(*combined)),
-                ErrorStatus::INVALID_ARGUMENT, "copyFrom: dimensions ", types::format_dims(*combined, true),
-                " are not fully specified");
-    std::uint64_t need = 0;
-    NNHAL_CHECK(types::operand_byte_size(type_, *combined, need) && need == size_, ErrorStatus::INVALID_ARGUMENT,
-                "copyFrom: dimensions ", types::format_dims(*combined), " do not describe ", size_, " bytes");
+    auto combined = check_copy_from(src, dims);
     std::lock_guard lk(mu_);
+    if (!combined) {
+      initialized_ = false;  // as the HAL's reference does: a failed copy leaves no valid contents
+      return std::move(combined).err();
+    }
     if (size_) std::memcpy(bytes_.get(), src.data, size_);
-    dims_ = *combined;
+    dims_ = std::move(*combined);
     initialized_ = true;
     return {};
   }
@@ -127,6 +131,23 @@ class device_buffer {
  private:
   friend class buffer_registry;
   friend class execution;
+
+  /// The shape a copyFrom of `src` with `dims` gives the buffer, or why it is refused.
+  result<types::dims_t> check_copy_from(const types::Memory& src, std::span<const std::uint32_t> dims) const {
+    NNHAL_CHECK(src.size == size_ && (size_ == 0 || src.data != nullptr), ErrorStatus::INVALID_ARGUMENT,
+                "copyFrom: source of ", src.size, " bytes, the buffer holds ", size_);
+    NNHAL_CHECK(types::is_tensor(type_) || dims.empty(), ErrorStatus::INVALID_ARGUMENT,
+                "copyFrom: dimensions ", types::format_dims(dims), " given for a scalar buffer");
+    NNHAL_CHECK(dims.empty() || types::all_known(dims), ErrorStatus::INVALID_ARGUMENT, "copyFrom: dimensions ",
+                types::format_dims(dims, true), " are not fully specified");
+    auto combined = detail::combine_dims(initial_dims_, dims);
+    NNHAL_CHECK(combined.has_value(), ErrorStatus::INVALID_ARGUMENT, "copyFrom: dimensions ",
+                types::format_dims(dims), " conflict with the buffer's ", types::format_dims(initial_dims_, true));
+    std::uint64_t need = 0;
+    NNHAL_CHECK(types::operand_byte_size(type_, *combined, need) && need == size_, ErrorStatus::INVALID_ARGUMENT,
+                "copyFrom: dimensions ", types::format_dims(*combined), " do not describe ", size_, " bytes");
+    return std::move(*combined);
+  }
   struct role {
     const prepared_model* model;  // compared only, while `alive` says it is still that model
     std::weak_ptr<const prepared_model> alive;
@@ -135,10 +156,11 @@ class device_buffer {
   };
   device_buffer() = default;
 
-  /// The pool the executor reads and writes; keeps this buffer alive while it is used.
-  types::Memory as_pool(const std::shared_ptr<device_buffer>& self) const {
+  /// The pool the executor reads and writes. It keeps the bytes alive, not the buffer:
+  /// the token dies with the client's last reference, whatever executions still hold.
+  types::Memory as_pool() const {
     types::Memory m;
-    m.owner = self;
+    m.owner = bytes_;
     m.data = bytes_.get();
     m.size = size_;
     return m;
@@ -151,7 +173,7 @@ class device_buffer {
     if (written) dims_.assign(dims.begin(), dims.end());
   }
 
-  std::unique_ptr<std::byte[]> bytes_;
+  std::shared_ptr<std::byte[]> bytes_;
   std::size_t size_ = 0;
   types::OperandType type_ = types::OperandType::FLOAT32;
   types::dims_t initial_dims_;
@@ -171,9 +193,9 @@ class buffer_registry {
   buffer_registry() : table_(std::make_shared<table>()) {}
 
   /// IDevice::allocate. `desc_dims` is BufferDesc::dimensions (empty: from the roles).
-  /// INVALID_ARGUMENT for no roles, a role naming a model outside `models` or an input or
-  /// output it does not have, a role given twice, a frequency outside (0, 1], roles of
-  /// different operand types or conflicting shapes. GENERAL_FAILURE when the combined
+  /// INVALID_ARGUMENT for no roles, a role without a model or naming an input or output
+  /// the model does not have, a role given twice, a frequency outside (0, 1], roles of
+  /// different operand types, quantization parameters or conflicting shapes. GENERAL_FAILURE when the combined
   /// shape is not fully specified (this executor does not grow buffers at execution) or
   /// the operand type is an extension type.
   result<std::shared_ptr<device_buffer>> allocate(std::span<const std::uint32_t> desc_dims,
@@ -209,6 +231,7 @@ inline result<std::shared_ptr<device_buffer>> buffer_registry::allocate(std::spa
   NNHAL_CHECK(!input_roles.empty() || !output_roles.empty(), ErrorStatus::INVALID_ARGUMENT, "allocate: no roles");
   std::shared_ptr<device_buffer> buf(new device_buffer());
   std::optional<types::OperandType> type;
+  const types::Operand* first = nullptr;  // the first role's operand: the others must quantize alike
   types::dims_t dims(desc_dims.begin(), desc_dims.end());
   auto add = [&](std::span<const buffer_role> roles, bool input) -> types::status {
     const char* kind = input ? "input" : "output";
@@ -225,7 +248,10 @@ inline result<std::shared_ptr<device_buffer>> buffer_registry::allocate(std::spa
       const types::Operand& o = g.operands[io[r.index]];
       NNHAL_CHECK(!type || *type == o.type, ErrorStatus::INVALID_ARGUMENT, "allocate: ", kind, " ", r.index, " is ",
                   o.type, ", another role is ", *type);
+      NNHAL_CHECK(!first || detail::same_quantization(*first, o), ErrorStatus::INVALID_ARGUMENT, "allocate: ", kind, " ",
+                  r.index, " has other quantization parameters (scale, zeroPoint or per-channel scales) than another role");
       type = o.type;
+      if (!first) first = &o;
       auto combined = detail::combine_dims(dims, o.dimensions);
       NNHAL_CHECK(combined.has_value(), ErrorStatus::INVALID_ARGUMENT, "allocate: ", kind, " ", r.index, " of shape ",
                   types::format_dims(o.dimensions, true), " conflicts with ", types::format_dims(dims, true));
@@ -245,7 +271,7 @@ inline result<std::shared_ptr<device_buffer>> buffer_registry::allocate(std::spa
                   types::operand_byte_size(*type, dims, bytes),
               ErrorStatus::GENERAL_FAILURE, "allocate: the shape ", types::format_dims(dims, true),
               " is not fully specified or too large");
-  buf->bytes_.reset(new std::byte[bytes == 0 ? 1 : bytes]());
+  buf->bytes_ = std::shared_ptr<std::byte[]>(new std::byte[bytes == 0 ? 1 : bytes]());
   buf->size_ = static_cast<std::size_t>(bytes);
   buf->type_ = *type;
   buf->initial_dims_ = dims;

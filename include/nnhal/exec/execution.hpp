@@ -161,7 +161,8 @@ class execution {
   }
 
   types::status init(const types::Request& request, const execute_options& options, types::time_point started);
-  types::status resolve_buffers(const types::Request& request, const buffer_registry* registry);
+  types::status resolve_buffers(const types::Request& request, const buffer_registry* registry,
+                                types::status& unready);
   execution_outcome collect();
   void settle_buffers(execution_outcome& outcome);
   frame& enter_frame(std::uint32_t graph);
@@ -183,7 +184,7 @@ class execution {
   /// A request naming driver-managed buffers, with each token swapped for its buffer's
   /// memory (reused between runs); and the buffers written as outputs, by output index.
   types::Request resolved_;
-  std::vector<std::pair<std::size_t, std::shared_ptr<device_buffer>>> written_buffers_;
+  std::vector<std::pair<std::size_t, std::weak_ptr<device_buffer>>> written_buffers_;
   std::vector<frame> frames_;         // per subgraph id
   std::vector<activation> stack_;     // stack_[0] is main; capacity reserved at start
   std::vector<std::vector<carried>> carry_;  // per WHILE: op_base_[graph] + operation index
@@ -202,6 +203,7 @@ class execution {
 
   bool done_ = false;
   bool finished_ = false;
+  bool ran_ = false;  // some step ran: outputs may have been written
   ErrorStatus status_ = ErrorStatus::NONE;
   std::string message_;
 };
@@ -362,11 +364,14 @@ inline types::status execution::init(const types::Request& request, const execut
     return types::make_error(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
   const types::Model& m = pm_->model_;
   written_buffers_.clear();
+  ran_ = false;
   const bool names_buffers = std::any_of(request.pools.begin(), request.pools.end(),
                                          [](const types::MemoryPool& p) { return std::holds_alternative<std::uint32_t>(p); });
-  if (names_buffers && options.buffers) NNHAL_TRY(resolve_buffers(request, options.buffers));
+  types::status unready;  // an input buffer without contents: reported once the request is known valid
+  if (names_buffers && options.buffers) NNHAL_TRY(resolve_buffers(request, options.buffers, unready));
   const types::Request& req = names_buffers && options.buffers ? resolved_ : request;
   NNHAL_TRY(types::validate_request(req, m));
+  NNHAL_TRY(std::move(unready));
 
   options_ = options;
   options_.loop_timeout = std::min(options.loop_timeout, types::LOOP_TIMEOUT_MAXIMUM);
@@ -449,47 +454,55 @@ inline types::status execution::init(const types::Request& request, const execut
 
 /// Swaps each token pool of `request` for its buffer's memory (into resolved_), after the
 /// checks of HAL 1.3 IDevice::allocate / IBuffer: the token names a live buffer of this
-/// device; each argument on it uses it whole (offset 0, length 0 or its size) in a role
-/// it was allocated for with this prepared model; an input buffer is initialized and
-/// its shape agrees with the argument's; a buffer is at most one output and not also an
-/// input. Unknown tokens, roles and shapes are INVALID_ARGUMENT; reading an uninitialized
-/// buffer is GENERAL_FAILURE.
-inline types::status execution::resolve_buffers(const types::Request& request, const buffer_registry* registry) {
+/// device; each argument on it uses it whole (offset 0, length 0) in a role it was
+/// allocated for with this prepared model; an input's shape agrees with the buffer's;
+/// a buffer is at most one output and then no input (counted across pools, so naming
+/// one token twice changes nothing). These are INVALID_ARGUMENT. An input buffer that was
+/// never written goes to `unready` (GENERAL_FAILURE once the rest of the request is valid).
+inline types::status execution::resolve_buffers(const types::Request& request, const buffer_registry* registry,
+                                                types::status& unready) {
   resolved_.inputs.assign(request.inputs.begin(), request.inputs.end());
   resolved_.outputs.assign(request.outputs.begin(), request.outputs.end());
   resolved_.pools.assign(request.pools.begin(), request.pools.end());
+  struct use_count {
+    const device_buffer* buffer;
+    bool read = false, written = false;
+  };
+  std::vector<use_count> uses;
   for (std::size_t p = 0; p < request.pools.size(); ++p) {
     const auto* token = std::get_if<std::uint32_t>(&request.pools[p]);
     if (!token) continue;
     std::shared_ptr<device_buffer> buf = registry->find(*token);
     NNHAL_CHECK(buf != nullptr, ErrorStatus::INVALID_ARGUMENT, "request pool ", p, ": token ", *token,
                 " names no live driver-managed buffer");
-    bool used = false;
+    auto it = std::find_if(uses.begin(), uses.end(), [&](const use_count& u) { return u.buffer == buf.get(); });
+    if (it == uses.end()) it = uses.insert(uses.end(), use_count{buf.get()});
     auto use = [&](types::RequestArgument& a, bool input, std::size_t k) -> types::status {
       const char* kind = input ? "input " : "output ";
-      NNHAL_CHECK(!used || input, ErrorStatus::INVALID_ARGUMENT, kind, k, ": buffer ", *token,
+      NNHAL_CHECK(!it->written && (input || !it->read), ErrorStatus::INVALID_ARGUMENT, kind, k, ": buffer ", *token,
                   " is already another argument of this request (an output must have a buffer of its own)");
-      NNHAL_CHECK(a.location.offset == 0 && (a.location.length == 0 || a.location.length == buf->size()),
-                  ErrorStatus::INVALID_ARGUMENT, kind, k, ": a driver-managed buffer is used whole (offset 0, length 0), not [",
-                  a.location.offset, ", +", a.location.length, ")");
+      NNHAL_CHECK(a.location.offset == 0 && a.location.length == 0, ErrorStatus::INVALID_ARGUMENT, kind, k,
+                  ": a driver-managed buffer is used whole (offset 0, length 0), not [", a.location.offset, ", +",
+                  a.location.length, ")");
       NNHAL_CHECK(buf->has_role(*pm_, input, static_cast<std::uint32_t>(k)), ErrorStatus::INVALID_ARGUMENT, kind, k,
                   ": buffer ", *token, " was not allocated for this role of this prepared model");
       a.location.length = static_cast<std::uint32_t>(buf->size());
       if (input) {
-        NNHAL_CHECK(buf->initialized(), ErrorStatus::GENERAL_FAILURE, "input ", k, ": buffer ", *token,
-                    " is uninitialized");
+        if (!buf->initialized() && unready)
+          unready = types::make_error(ErrorStatus::GENERAL_FAILURE, "input ", k, ": buffer ", *token, " is uninitialized");
         const auto current = buf->dims();
         auto combined = detail::combine_dims(current, a.dimensions);
         NNHAL_CHECK(combined.has_value(), ErrorStatus::INVALID_ARGUMENT, "input ", k, ": dimensions ",
                     types::format_dims(a.dimensions), " conflict with buffer ", *token, "'s ", types::format_dims(current));
         a.dimensions = std::move(*combined);
+        it->read = true;
       } else {
         NNHAL_CHECK(detail::combine_dims(buf->allocated_dims(), a.dimensions).has_value(), ErrorStatus::INVALID_ARGUMENT,
                     "output ", k, ": dimensions ", types::format_dims(a.dimensions, true), " conflict with buffer ",
                     *token, "'s ", types::format_dims(buf->allocated_dims()));
         written_buffers_.emplace_back(k, buf);
+        it->written = true;
       }
-      used = true;
       return {};
     };
     for (std::size_t k = 0; k < resolved_.inputs.size(); ++k)
@@ -498,7 +511,7 @@ inline types::status execution::resolve_buffers(const types::Request& request, c
     for (std::size_t k = 0; k < resolved_.outputs.size(); ++k)
       if (!resolved_.outputs[k].hasNoValue && resolved_.outputs[k].location.poolIndex == p)
         NNHAL_TRY(use(resolved_.outputs[k], false, k));
-    resolved_.pools[p] = buf->as_pool(buf);
+    resolved_.pools[p] = buf->as_pool();
   }
   return {};
 }
@@ -515,6 +528,7 @@ inline void execution::abort(ErrorStatus status, std::string message) {
 
 inline ErrorStatus execution::step(parallel_context& par) {
   if (done_) return status_;
+  ran_ = true;
   const activation& a = stack_.back();
   frame& f = frames_[a.graph];
   const bool timed = options_.measure == types::MeasureTiming::YES || options_.profile;
@@ -790,28 +804,42 @@ inline execution_outcome execution::collect() {
   return outcome;
 }
 
-/// Driver buffers written as outputs: initialized with the shape written when the
-/// execution succeeded; uninitialized (contents undefined) when it failed. A success whose
-/// output shape is not the buffer's fails with GENERAL_FAILURE.
+/// Driver buffers written as outputs, once some operation ran (an execution that never
+/// started leaves them alone): initialized with the shape written when the execution
+/// succeeded, uninitialized (contents undefined) when it failed. A result that is not the
+/// buffer's shape fails with GENERAL_FAILURE, as does a result too large for its buffer:
+/// the client cannot grow a driver buffer, so OUTPUT_INSUFFICIENT_SIZE would not help it.
+/// Buffers the client released meanwhile are skipped.
 inline void execution::settle_buffers(execution_outcome& outcome) {
-  bool ok = outcome.status == ErrorStatus::NONE;
-  if (ok) {
-    for (const auto& [k, buf] : written_buffers_) {
-      // The allocated shape is fully specified (allocate refuses others), so it must be the result's.
-      const auto& dims = outcome.outputShapes[k].dimensions;
-      if (dims != buf->allocated_dims()) {
-        ok = false;
-        outcome.status = ErrorStatus::GENERAL_FAILURE;
-        outcome.message = types::str_cat("output ", k, ": result of shape ", types::format_dims(dims),
-                                         " does not fill buffer ", buf->token(), " of shape ",
-                                         types::format_dims(buf->allocated_dims()));
-        outcome.timing = {};
-        break;
-      }
+  auto fail_with = [&](std::string message) {
+    outcome.status = ErrorStatus::GENERAL_FAILURE;
+    outcome.message = std::move(message);
+    outcome.outputShapes.clear();
+    outcome.timing = {};
+  };
+  for (const auto& [k, weak] : written_buffers_) {
+    const auto buf = weak.lock();
+    if (!buf || outcome.outputShapes.size() <= k) continue;
+    const auto& shape = outcome.outputShapes[k];
+    if (outcome.status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE && !shape.isSufficient) {
+      fail_with(types::str_cat("output ", k, ": result of shape ", types::format_dims(shape.dimensions),
+                               " does not fit driver buffer ", buf->token()));
+      break;
+    }
+    // The allocated shape is fully specified (allocate refuses others), so it must be the result's.
+    if (outcome.status == ErrorStatus::NONE && shape.dimensions != buf->allocated_dims()) {
+      fail_with(types::str_cat("output ", k, ": result of shape ", types::format_dims(shape.dimensions),
+                               " is not the shape ", types::format_dims(buf->allocated_dims()), " of driver buffer ",
+                               buf->token()));
+      break;
     }
   }
-  for (const auto& [k, buf] : written_buffers_)
-    buf->settle(ok, ok ? std::span<const std::uint32_t>(outcome.outputShapes[k].dimensions) : std::span<const std::uint32_t>{});
+  const bool ok = outcome.status == ErrorStatus::NONE;
+  if (ran_)
+    for (const auto& [k, weak] : written_buffers_)
+      if (const auto buf = weak.lock())
+        buf->settle(ok, ok ? std::span<const std::uint32_t>(outcome.outputShapes[k].dimensions)
+                           : std::span<const std::uint32_t>{});
   written_buffers_.clear();
 }
 
