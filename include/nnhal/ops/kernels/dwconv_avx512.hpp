@@ -215,8 +215,9 @@ NNHAL_TARGET_AVX512 inline void dw_q8_pixels(const S* const* tp, const S* base, 
       acc[p] = _mm512_add_epi32(acc[p], _mm512_mullo_epi32(load_x16_masked<Full>(x, mask), wv));
     }
   }
+  const q8_lanes lanes(e, c);
 #pragma GCC unroll 8
-  for (std::size_t p = 0; p < PX; ++p) store_q8<S>(out + p * ch + c, mask, acc[p], e, c);
+  for (std::size_t p = 0; p < PX; ++p) lanes.store(out + p * ch + c, mask, acc[p]);
 }
 
 template <bool Full, class S>

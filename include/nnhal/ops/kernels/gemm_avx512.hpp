@@ -51,6 +51,8 @@ struct dense_rows {
   const T* a;
   std::size_t lda;
   std::size_t taps() const noexcept { return 1; }
+  /// Elements the micro-kernel reads per row and tap for `cin` inputs (rows_k concept).
+  static constexpr std::size_t row_k(std::size_t cin) noexcept { return cin; }
   /// ptrs[(blk * taps + t) * mr + m] for the rows [r0, r0 + n); a tail block repeats its last row.
   void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const noexcept {
     for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = a + (r0 + (i < n ? i : n - 1)) * lda;
@@ -65,6 +67,7 @@ struct conv_rows {
   const T* in;
   const T* pad;
   std::size_t taps() const noexcept { return std::size_t{g->filter_h} * g->filter_w; }
+  static constexpr std::size_t row_k(std::size_t cin) noexcept { return cin; }
   void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const noexcept {
     const std::size_t taps_n = taps(), ow = g->out_w, oh = g->out_h;
     std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
@@ -105,11 +108,21 @@ struct conv_rows {
 /// Rows of a conv with few input channels per tap, gathered (im2col) into a contiguous
 /// [rows][taps * in_c] scratch: the micro-kernel then runs one long K loop instead of a
 /// short one per tap. The scratch is per thread and lives until the thread's next fill.
+/// 8-bit rows are zero-padded to a multiple of 4 elements, so the quant8 micro-kernel
+/// reads whole groups of 4 (the packed filter's padding weights are zero).
 template <class T>
 struct im2col_rows {
   conv_rows<T> src;
+  static constexpr std::size_t k_align = sizeof(T) == 1 ? 4 : 1;
   std::size_t taps() const noexcept { return 1; }
-  void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
+  static constexpr std::size_t row_k(std::size_t k) noexcept { return (k + k_align - 1) / k_align * k_align; }
+  /// Copies `len` elements (at most 64 bytes) with one masked load and store.
+  NNHAL_TARGET_AVX512 static void copy_short(T* dst, const T* s, std::size_t len) noexcept {
+    const std::size_t bytes = len * sizeof(T);
+    const __mmask64 mask = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+    _mm512_mask_storeu_epi8(dst, mask, _mm512_maskz_loadu_epi8(mask, s));
+  }
+  NNHAL_TARGET_AVX512 void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
     static thread_local std::vector<T> buf;
     // Locals, not g's fields: T may be a char type, whose stores could alias them.
     const geometry& g = *src.g;
@@ -118,7 +131,8 @@ struct im2col_rows {
     const std::int64_t sh = g.stride_h, sw = g.stride_w, pt = g.pad_top, pl = g.pad_left, dh = g.dil_h, dw = g.dil_w;
     const T* const in = src.in;
     const T* const pad = src.pad;
-    buf.resize(n * k);
+    const std::size_t ks = row_k(k);
+    buf.resize(n * ks);
     T* dst = buf.data();
     std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
     for (std::size_t i = 0; i < n; ++i) {
@@ -132,7 +146,9 @@ struct im2col_rows {
         if (run && row_in) {
           const T* s = in + ((b * in_h + static_cast<std::size_t>(iy)) * in_w + static_cast<std::size_t>(ix0)) * cin;
           const std::size_t len = fw * cin;
-          for (std::size_t c = 0; c < len; ++c) dst[c] = s[c];  // a few elements: no memcpy call
+          if (len * sizeof(T) <= 64) copy_short(dst, s, len);
+          else
+            for (std::size_t c = 0; c < len; ++c) dst[c] = s[c];
           dst += len;
           continue;
         }
@@ -141,10 +157,11 @@ struct im2col_rows {
           const T* s = row_in && ix >= 0 && ix < static_cast<std::int64_t>(in_w)
                            ? in + ((b * in_h + static_cast<std::size_t>(iy)) * in_w + static_cast<std::size_t>(ix)) * cin
                            : pad;
-          for (std::size_t c = 0; c < cin; ++c) dst[c] = s[c];
+          copy_short(dst, s, cin);  // flat_filter(): cin < 16, so at most 64 bytes
           dst += cin;
         }
       }
+      for (std::size_t c = k; c < ks; ++c) *dst++ = T{};
       if (++ox == ow) {
         ox = 0;
         if (++oy == oh) {
@@ -153,7 +170,7 @@ struct im2col_rows {
         }
       }
     }
-    for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = buf.data() + (i < n ? i : n - 1) * k;
+    for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = buf.data() + (i < n ? i : n - 1) * ks;
   }
 };
 
@@ -431,18 +448,33 @@ inline std::uint32_t load_u32(const std::uint8_t* p, std::size_t n = 4) noexcept
   return Flip ? v ^ 0x80808080u : v;
 }
 
-/// Requantizes 16 accumulators of channels [c, c + 16) and stores the lanes in `mask` as S.
-template <class S>
-NNHAL_TARGET_AVX512 inline void store_q8(S* o, __mmask16 mask, __m512i v, const q8_epilogue& e, std::size_t c) {
-  using namespace simd::avx512;
-  const __m512i mantissa = _mm512_loadu_si512(e.mantissa.data() + c), right = _mm512_loadu_si512(e.right.data() + c);
-  const __m512i rmask = _mm512_loadu_si512(e.round_mask.data() + c), rhalf = _mm512_loadu_si512(e.round_half.data() + c);
-  v = e.any_left ? apply_multiplier_lanes<true>(v, mantissa, _mm512_loadu_si512(e.left.data() + c), right, rmask, rhalf)
+/// The requantization of channels [c, c + 16), loaded once into registers and applied to
+/// every row's accumulators of those channels.
+struct q8_lanes {
+  __m512i mantissa, left, right, rmask, rhalf, zp, lo, hi;
+  bool any_left;
+  NNHAL_TARGET_AVX512 q8_lanes(const q8_epilogue& e, std::size_t c)
+      : mantissa(_mm512_loadu_si512(e.mantissa.data() + c)),
+        left(_mm512_loadu_si512(e.left.data() + c)),
+        right(_mm512_loadu_si512(e.right.data() + c)),
+        rmask(_mm512_loadu_si512(e.round_mask.data() + c)),
+        rhalf(_mm512_loadu_si512(e.round_half.data() + c)),
+        zp(_mm512_set1_epi32(e.out_zp)),
+        lo(_mm512_set1_epi32(e.lo)),
+        hi(_mm512_set1_epi32(e.hi)),
+        any_left(e.any_left) {}
+
+  /// Requantizes 16 accumulators and stores the lanes in `mask` as S.
+  template <class S>
+  NNHAL_TARGET_AVX512 void store(S* o, __mmask16 mask, __m512i v) const {
+    using namespace simd::avx512;
+    v = any_left ? apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf)
                  : apply_multiplier_lanes<false>(v, mantissa, right, right, rmask, rhalf);
-  v = _mm512_add_epi32(v, _mm512_set1_epi32(e.out_zp));
-  v = _mm512_maskz_min_epi32(simd::avx512::all16, _mm512_maskz_max_epi32(simd::avx512::all16, v, _mm512_set1_epi32(e.lo)), _mm512_set1_epi32(e.hi));
-  _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(simd::avx512::all16, v));
-}
+    v = _mm512_add_epi32(v, zp);
+    v = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, v, lo), hi);
+    _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(all16, v));
+  }
+};
 
 /// R rows x NV vectors of one quant8 panel; `rterm` (R values or null) is zw * sum xu of
 /// each row, `c0` the panel's first channel. S is the input/output storage type.
@@ -492,11 +524,12 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
     if (cols <= 16 * j) break;
     const __mmask16 mask = lanes_mask(cols - 16 * j);
     const __m512i off = _mm512_loadu_si512(e.offset.data() + c0 + 16 * j);
+    const q8_lanes lanes(e, c0 + 16 * j);
 #pragma GCC unroll 8
     for (std::size_t m = 0; m < R; ++m) {
       __m512i v = _mm512_add_epi32(acc[m][j], off);
       if (rterm) v = _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[m]));
-      store_q8<S>(out + m * ldo + 16 * j, mask, v, e, c0 + 16 * j);
+      lanes.store(out + m * ldo + 16 * j, mask, v);
     }
   }
 }
@@ -548,7 +581,7 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, const packe
     const std::size_t cols = std::min(NR, p.out_c - pn * NR);
     for (std::size_t i = 0; i < n; i += MR) {
       const std::size_t r = std::min(MR, n - i);
-      micro[r - 1](ptrs.data() + i * taps, taps, p.cin, p.panel(pn), e, pn * NR, with_rows ? rterm.data() + i : nullptr,
+      micro[r - 1](ptrs.data() + i * taps, taps, rows.row_k(p.cin), p.panel(pn), e, pn * NR, with_rows ? rterm.data() + i : nullptr,
                    out + (r0 + i) * ldo + pn * NR, ldo, cols);
     }
   }
