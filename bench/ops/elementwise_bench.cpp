@@ -7,7 +7,6 @@
 #include <functional>
 #include <string>
 
-#include "support/machine.hpp"
 #include "support/op_fixture.hpp"
 
 #include "support/xnnpack_run.hpp"
@@ -30,14 +29,6 @@ constexpr dtype_spec qs8{"qs8", OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.05f, 
 
 constexpr std::uint32_t l2_bytes = 64u << 10, dram_bytes = 64u << 20;
 
-void report(benchmark::State& state, std::size_t bytes_moved) {
-  const double total = static_cast<double>(bytes_moved) * static_cast<double>(state.iterations());
-  state.SetBytesProcessed(static_cast<std::int64_t>(total));
-  // Seconds a plain copy would need for the same traffic; as a rate: fraction of copy speed.
-  state.counters["copy_frac"] =
-      benchmark::Counter(total / copy_bandwidth_for(bytes_moved), benchmark::Counter::kIsRate);
-}
-
 // --- nnhal -------------------------------------------------------------------------------
 
 void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n) {
@@ -45,7 +36,7 @@ void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std:
                {{dt.type, {n}, dt.scale, dt.zero_point}, {dt.type, {n}, dt.scale, dt.zero_point},
                 scalar<std::int32_t>(OperandType::INT32, 0)},
                {{dt.type, {n}, dt.scale * 2, dt.zero_point}});
-  if (f.time(state)) report(state, f.bytes_moved());
+  if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
 // --- XNNPACK -----------------------------------------------------------------------------
@@ -94,7 +85,7 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
                                              reinterpret_cast<std::int8_t*>(b.data()),
                                              reinterpret_cast<std::int8_t*>(y.data()), nullptr);
   }
-  if (xnn_time_operator(state, s, o)) report(state, 3 * n * esize);
+  if (xnn_time_operator(state, s, o)) report_traffic(state, 3 * n * esize);
 }
 #endif
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nnhal/ops/registry.hpp"
+#include "support/machine.hpp"
 
 namespace nnhal::bench {
 
@@ -134,6 +135,16 @@ class op_fixture {
   bool ok_ = false;
   std::string error_;
 };
+
+/// For memory-bound operations: bytes per second (SetBytesProcessed) and, as copy_frac,
+/// the fraction of this machine's copy bandwidth for a working set of that size (1.0:
+/// as fast as memcpy moving the same bytes).
+inline void report_traffic(benchmark::State& state, std::size_t bytes_moved) {
+  const double total = static_cast<double>(bytes_moved) * static_cast<double>(state.iterations());
+  state.SetBytesProcessed(static_cast<std::int64_t>(total));
+  state.counters["copy_frac"] =
+      benchmark::Counter(total / copy_bandwidth_for(bytes_moved), benchmark::Counter::kIsRate);
+}
 
 /// A scalar operand holding `v`.
 template <class S>

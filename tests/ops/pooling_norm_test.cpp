@@ -832,6 +832,52 @@ TEST_CASE("vectorized: float32 NHWC pooling and last-axis SOFTMAX match the refe
   }
 }
 
+#if NNHAL_HAVE_X86_KERNELS
+TEST_CASE("AVX-512 pooling (float32 and 8-bit, NHWC) matches the reference over channel counts") {
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(512);
+  std::vector<int> sizes;
+  for (int k = 1; k <= 17; ++k) sizes.push_back(k);
+  for (int k : {31, 32, 33, 63, 64, 65, 100, 128, 130, 200}) sizes.push_back(k);
+  for (int channels : sizes) {
+    for (auto kind : {pool_kind::average, pool_kind::max}) {
+      for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+        pool_case c = gen_pool(kind, type, rng);
+        c.nchw = false;
+        c.in_ext[3] = static_cast<std::size_t>(channels);
+        c.input = make_tensor(type, stored_dims(c.in_ext, false), c.input.scale, c.input.zp);
+        fill_random(c.input, rng, 10.0);
+        const auto ins = c.inputs();
+        INFO(to_string(pool_op(kind)), " ", describe(ins));
+        const tensor out = decl(type, {}, c.input.scale, c.input.zp);
+        auto ref_fn = [&](const nnhal::ops::kernel_io& io) {
+          if (kind == pool_kind::max) {
+            if (type == OT::TENSOR_FLOAT32) nnhal::ops::max_pool_2d::reference<ty::f32>(io);
+            else if (type == OT::TENSOR_QUANT8_ASYMM) nnhal::ops::max_pool_2d::reference<ty::qu8>(io);
+            else nnhal::ops::max_pool_2d::reference<ty::qs8>(io);
+          } else {
+            if (type == OT::TENSOR_FLOAT32) nnhal::ops::average_pool_2d::reference<ty::f32>(io);
+            else if (type == OT::TENSOR_QUANT8_ASYMM) nnhal::ops::average_pool_2d::reference<ty::qu8>(io);
+            else nnhal::ops::average_pool_2d::reference<ty::qs8>(io);
+          }
+        };
+        const tensor ref = run_entry1(pool_op(kind), ref_fn, ins, out);
+        const tensor got = run_ok1(pool_op(kind), ins, out);  // bound: the AVX-512 kernel on this CPU
+        REQUIRE(ref.dims == got.dims);
+        if (kind == pool_kind::max || type != OT::TENSOR_FLOAT32) {
+          CHECK(ref.bytes == got.bytes);  // max, and the integer mean, are exact
+        } else {
+          std::vector<double> expected(ref.count());
+          for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
+          const std::string diff = compare(got, expected);
+          CHECK_MESSAGE(diff.empty(), diff);
+        }
+      }
+    }
+  }
+}
+#endif
+
 // =================================================================================
 // Fixed-point primitives against their real values
 // =================================================================================

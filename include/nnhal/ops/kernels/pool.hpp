@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "nnhal/ops/kernels/pool_avx512.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
 #include "nnhal/ops/quant/fixed_point.hpp"
 #include "nnhal/types/signatures/detail_pool2d.hpp"
@@ -164,13 +165,36 @@ struct pool_op {
                            Lane{activation_range_float(g.activation)});
   }
 
-  /// Float32 vectorized when the build has SIMD (relaxed f32 runs in f32), the other
-  /// element tags `Es` through reference().
+#if NNHAL_HAVE_X86_KERNELS
+  /// Float32 NHWC through the lane's AVX-512 form; NCHW runs the reference.
+  static void vectorized_avx512(const kernel_io& io) {
+    namespace pool2d = types::sig::detail::pool2d;
+    const auto in = io.input<types::f32>(0);
+    auto out = io.output<types::f32>(0);
+    if (out.size() == 0) return;
+    const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
+    if (g.nchw) return reference<types::f32>(io);
+    avx512::pool_f32_nhwc(in.data, nhwc_layout::of(in.dims, false), out.data, nhwc_layout::of(out.dims, false), g,
+                          Lane{activation_range_float(g.activation)});
+  }
+#endif
+
+  /// Float32 through AVX-512 when the CPU has it and the lane has that form, else xsimd
+  /// when the build has SIMD (relaxed f32 runs in f32); the other element tags `Es`
+  /// through reference().
   template <types::element... Es>
   static types::result<kernel> bind(const bind_context& c) {
     return bind_for<types::f32, Es...>(c, c.in[0].type, []<class E>(E) {
-      if constexpr (std::is_same_v<E, types::f32> && has_simd) return kernel{vectorized<simd_arch>};
-      else return kernel{reference<E>};
+      if constexpr (std::is_same_v<E, types::f32>) {
+#if NNHAL_HAVE_X86_KERNELS
+        if constexpr (avx512::lane_avx512<Lane>)
+          if (simd::cpu().avx512) return kernel{vectorized_avx512};
+#endif
+        if constexpr (has_simd) return kernel{vectorized<simd_arch>};
+        else return kernel{reference<E>};
+      } else {
+        return kernel{reference<E>};
+      }
     });
   }
 };
