@@ -833,6 +833,27 @@ TEST_CASE("vectorized: float32 NHWC pooling and last-axis SOFTMAX match the refe
 }
 
 #if NNHAL_HAVE_X86_KERNELS
+TEST_CASE("AVX-512 SOFTMAX (float32, last axis) matches the reference") {
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(16);
+  for (int n : {1, 2, 15, 16, 17, 31, 33, 100, 1000, 1001}) {
+    for (double range : {1.0, 20.0, 200.0}) {
+      tensor x = make_tensor(OT::TENSOR_FLOAT32, {3, static_cast<std::uint32_t>(n)});
+      fill_random(x, rng, range);
+      const std::vector<tensor> ins{x, scalar_f32(log_uniform(rng, 0.1, 3.0))};
+      INFO("SOFTMAX ", describe(ins));
+      const tensor ref = run_entry1(
+          OpT::SOFTMAX, [](const nnhal::ops::kernel_io& io) { nnhal::ops::softmax::reference<ty::f32>(io); }, ins,
+          decl(OT::TENSOR_FLOAT32));
+      const tensor got = run_ok1(OpT::SOFTMAX, ins, decl(OT::TENSOR_FLOAT32));  // bound: AVX-512 here
+      std::vector<double> expected(ref.count());
+      for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
+      const std::string diff = compare(got, expected);
+      CHECK_MESSAGE(diff.empty(), diff);
+    }
+  }
+}
+
 TEST_CASE("AVX-512 pooling (float32 and 8-bit, NHWC) matches the reference over channel counts") {
   if (!nnhal::simd::cpu().avx512) return;
   std::mt19937 rng(512);

@@ -17,6 +17,7 @@
 #include "nnhal/ops/kernels/pooling_norm.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
 #include "nnhal/ops/quant/fixed_point.hpp"
+#include "nnhal/ops/simd/fixed_point_avx512.hpp"
 #include "nnhal/types/signatures/softmax.hpp"
 
 namespace nnhal::ops::softmax {
@@ -179,16 +180,98 @@ void vectorized(const kernel_io& io) {
   }
 }
 
-/// Types f32 (vectorized when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs in f32). A constant beta's multiplier is
+#if NNHAL_HAVE_X86_KERNELS
+/// e^x for x <= 0 (and NaN), 16 lanes: x = n ln 2 + r with |r| <= ln 2 / 2, e^r by its
+/// degree-6 Taylor polynomial (relative error below 2e-7), scaled by 2^n with vscalefps
+/// (which flushes very negative x to 0 instead of wrapping the exponent).
+NNHAL_TARGET_AVX512 inline __m512 exp_nonpositive(__m512 x) {
+  using simd::avx512::all16;
+  const __m512 n = _mm512_maskz_roundscale_ps(all16, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // r = x - n ln 2, with ln 2 split in two so that n * hi is exact.
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 720);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_maskz_scalef_ps(all16, p, n);
+}
+
+/// The maximum / sum of 16 lanes (through memory: GCC 12's _mm512_reduce_* forms warn in
+/// every includer, see simd/fixed_point_avx512.hpp).
+NNHAL_TARGET_AVX512 inline float lanes_max(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  float m = t[0];
+  for (int i = 1; i < 16; ++i) m = t[i] > m ? t[i] : m;
+  return m;
+}
+NNHAL_TARGET_AVX512 inline float lanes_sum(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  float s = 0.0f;
+  for (float x : t) s += x;
+  return s;
+}
+
+/// Float32 slices along the last axis, 16 lanes at a time: the maximum, e^((x - max) beta)
+/// and its sum in float32, then the division; other axes run the reference. Versus
+/// reference: within the CTS float32 tolerance (tests check it).
+NNHAL_TARGET_AVX512 inline void softmax_f32_avx512(const kernel_io& io) {
+  using simd::avx512::all16;
+  const auto in = io.input<types::f32>(0);
+  auto out = io.output<types::f32>(0);
+  if (out.size() == 0) return;
+  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
+  if (split.inner != 1) return reference<types::f32>(io);
+  const __m512 vbeta = _mm512_set1_ps(beta_of(io.in[1]));
+  const std::size_t n = split.axis;
+  const __mmask16 tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
+  const std::size_t whole = n - n % 16;
+  for (std::size_t o = 0; o < split.outer; ++o) {
+    const float* x = in.data + o * n;
+    float* y = out.data + o * n;
+    __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    for (std::size_t k = 0; k < whole; k += 16) m = _mm512_maskz_max_ps(all16, _mm512_loadu_ps(x + k), m);
+    if (tail) m = _mm512_maskz_max_ps(all16, _mm512_mask_loadu_ps(m, tail, x + whole), m);
+    const __m512 vmax = _mm512_set1_ps(lanes_max(m));
+    __m512 sum = _mm512_setzero_ps();
+    for (std::size_t k = 0; k < whole; k += 16) {
+      const __m512 e = exp_nonpositive(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + k), vmax), vbeta));
+      _mm512_storeu_ps(y + k, e);
+      sum = _mm512_add_ps(sum, e);
+    }
+    if (tail) {
+      const __m512 v = _mm512_maskz_loadu_ps(tail, x + whole);
+      const __m512 e = _mm512_maskz_mov_ps(tail, exp_nonpositive(_mm512_mul_ps(_mm512_sub_ps(v, vmax), vbeta)));
+      _mm512_mask_storeu_ps(y + whole, tail, e);
+      sum = _mm512_add_ps(sum, e);
+    }
+    const __m512 vsum = _mm512_set1_ps(lanes_sum(sum));
+    for (std::size_t k = 0; k < whole; k += 16) _mm512_storeu_ps(y + k, _mm512_div_ps(_mm512_loadu_ps(y + k), vsum));
+    if (tail) _mm512_mask_storeu_ps(y + whole, tail, _mm512_div_ps(_mm512_maskz_loadu_ps(tail, y + whole), vsum));
+  }
+}
+#endif
+
+/// Types f32 (AVX-512, else xsimd when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs in f32). A constant beta's multiplier is
 /// computed here, once.
 inline types::result<kernel> bind(const bind_context& c) {
   std::optional<quant_params> p;
   if (types::is_quantized(c.in[0].type))
     if (auto beta = types::sig::detail::axis_norm::float_scalar(c.in[1])) p = make_quant_params(*beta, c.in[0].scale);
   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, [p]<class E>(E) {
-    if constexpr (std::is_same_v<E, types::f32> && kernels::pool_norm::has_simd)
-      return kernel{vectorized<kernels::pool_norm::simd_arch>};
-    else if constexpr (types::float_element<E>) return kernel{[](const kernel_io& io) { reference<E>(io); }};
+    if constexpr (std::is_same_v<E, types::f32>) {
+#if NNHAL_HAVE_X86_KERNELS
+      if (simd::cpu().avx512) return kernel{softmax_f32_avx512};
+#endif
+      if constexpr (kernels::pool_norm::has_simd) return kernel{vectorized<kernels::pool_norm::simd_arch>};
+      else return kernel{[](const kernel_io& io) { reference<E>(io); }};
+    } else if constexpr (types::float_element<E>) return kernel{[](const kernel_io& io) { reference<E>(io); }};
     else return kernel{[p](const kernel_io& io) { reference<E>(io, p); }};
   });
 }
