@@ -1,5 +1,5 @@
 // What this machine can do at best, measured once at start-up so every benchmark can
-// report its result as a fraction of it: copy bandwidth (L2-resident and DRAM-sized)
+// report its result as a fraction of it: copy bandwidth (L2-resident, a few MiB, and DRAM-sized)
 // and the single-core peak of FMA (float32) and VNNI dot products (int8).
 #pragma once
 
@@ -9,6 +9,7 @@ namespace nnhal::bench {
 
 struct machine_peaks {
   double copy_l2_bytes_per_s = 0;    // bytes read + written per second, 64 KiB buffers
+  double copy_mid_bytes_per_s = 0;   // same, 2 MiB buffers (past L2, inside the last-level cache)
   double copy_dram_bytes_per_s = 0;  // same, 64 MiB buffers
   double fma_f32_flops = 0;          // one core, 2 flops per FMA lane
   double vnni_int8_ops = 0;          // one core, 2 ops per u8*s8 product (0 without VNNI)
@@ -19,7 +20,9 @@ const machine_peaks& peaks();
 
 /// The copy bandwidth that applies to a working set of `bytes`.
 inline double copy_bandwidth_for(std::size_t bytes) {
-  return bytes <= (std::size_t{1} << 20) ? peaks().copy_l2_bytes_per_s : peaks().copy_dram_bytes_per_s;
+  if (bytes <= (std::size_t{1} << 20)) return peaks().copy_l2_bytes_per_s;
+  if (bytes <= (std::size_t{16} << 20)) return peaks().copy_mid_bytes_per_s;
+  return peaks().copy_dram_bytes_per_s;
 }
 
 }  // namespace nnhal::bench

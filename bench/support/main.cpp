@@ -69,6 +69,7 @@ const machine_peaks& peaks() {
   static const machine_peaks p = [] {
     machine_peaks m;
     m.copy_l2_bytes_per_s = measure_copy(std::size_t{64} << 10);
+    m.copy_mid_bytes_per_s = measure_copy(std::size_t{2} << 20);
     m.copy_dram_bytes_per_s = measure_copy(std::size_t{64} << 20);
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) m.fma_f32_flops = measure_fma_avx512();
@@ -83,6 +84,7 @@ const machine_peaks& peaks() {
 int main(int argc, char** argv) {
   const auto& p = nnhal::bench::peaks();
   benchmark::AddCustomContext("peak_copy_l2_GBps", std::to_string(p.copy_l2_bytes_per_s / 1e9));
+  benchmark::AddCustomContext("peak_copy_mid_GBps", std::to_string(p.copy_mid_bytes_per_s / 1e9));
   benchmark::AddCustomContext("peak_copy_dram_GBps", std::to_string(p.copy_dram_bytes_per_s / 1e9));
   benchmark::AddCustomContext("peak_fma_f32_GFLOPs_1core", std::to_string(p.fma_f32_flops / 1e9));
   benchmark::AddCustomContext("peak_vnni_int8_GOPs_1core", std::to_string(p.vnni_int8_ops / 1e9));
