@@ -17,15 +17,6 @@ namespace {
 using types::OperandType;
 using types::OperationType;
 
-struct dtype_spec {
-  const char* name;
-  OperandType type;
-  float scale;
-  std::int32_t zero_point;
-};
-constexpr dtype_spec f32{"f32", OperandType::TENSOR_FLOAT32, 0.0f, 0};
-constexpr dtype_spec qu8{"qu8", OperandType::TENSOR_QUANT8_ASYMM, 0.05f, 128};
-constexpr dtype_spec qs8{"qs8", OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.05f, 0};
 
 constexpr std::uint32_t l2_bytes = 64u << 10, dram_bytes = 64u << 20;
 

@@ -42,14 +42,6 @@ const move_case cases[] = {
     {"gather", "1000x256_rows", kind::gather, {1000, 256}},
 };
 
-struct dtype_spec {
-  const char* name;
-  OperandType type;
-  float scale;
-  std::int32_t zero_point;
-};
-constexpr dtype_spec f32{"f32", OperandType::TENSOR_FLOAT32, 0.0f, 0};
-constexpr dtype_spec qu8{"qu8", OperandType::TENSOR_QUANT8_ASYMM, 0.1f, 128};
 
 operand_spec i32(std::int32_t v) { return scalar<std::int32_t>(OperandType::INT32, v); }
 operand_spec i32_tensor(const std::vector<std::int32_t>& v, dims d) {

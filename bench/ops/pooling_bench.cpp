@@ -34,14 +34,6 @@ const pool_case cases[] = {
     {"softmax", "64x1000", kind::softmax, {64, 1000}},
 };
 
-struct dtype_spec {
-  const char* name;
-  OperandType type;
-  float scale;
-  std::int32_t zero_point;
-};
-constexpr dtype_spec f32{"f32", OperandType::TENSOR_FLOAT32, 0.0f, 0};
-constexpr dtype_spec qu8{"qu8", OperandType::TENSOR_QUANT8_ASYMM, 0.1f, 128};
 
 // 3x3 stride 2 with padding (left 0, right 1, top 0, bottom 1): 112 -> 56, TensorFlow's SAME.
 constexpr std::uint32_t pool_out(std::uint32_t in) { return (in + 1 - 3) / 2 + 1; }

@@ -136,6 +136,18 @@ class op_fixture {
   std::string error_;
 };
 
+/// An element type of a benchmark: its name in benchmark names and the operand type
+/// with the quantization its tensors get.
+struct dtype_spec {
+  const char* name;
+  types::OperandType type;
+  float scale;
+  std::int32_t zero_point;
+};
+inline constexpr dtype_spec f32{"f32", types::OperandType::TENSOR_FLOAT32, 0.0f, 0};
+inline constexpr dtype_spec qu8{"qu8", types::OperandType::TENSOR_QUANT8_ASYMM, 0.05f, 128};
+inline constexpr dtype_spec qs8{"qs8", types::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.05f, 0};
+
 /// For memory-bound operations: bytes per second (SetBytesProcessed) and, as copy_frac,
 /// the fraction of this machine's copy bandwidth for a working set of that size (1.0:
 /// as fast as memcpy moving the same bytes).

@@ -76,6 +76,17 @@ ex::execution_outcome run(const ex::prepared_model& pm, const ty::Request& r, co
 
 std::string st(ErrorStatus s) { return std::string(ty::to_string(s)); }
 
+/// out[?, 2] = x[?, 2] + y[2]: an output whose row count is known only at execution.
+ty::Model rows_plus_row_model() {
+  nnhal::test::model_builder b;
+  auto g = b.main();
+  const auto x = g.input(OperandType::TENSOR_FLOAT32, {0, 2});
+  const auto y = g.input(OperandType::TENSOR_FLOAT32, {2});
+  const auto z = g.output(OperandType::TENSOR_FLOAT32, {0, 2});
+  g.op(ty::OperationType::ADD, {x, y, g.i32(0)}, {z});
+  return b.build();
+}
+
 const std::vector<float> xs = {1, 2, 3, 4}, ys = {10, 20, 30, 40};
 
 }  // namespace
@@ -114,13 +125,7 @@ TEST_CASE("allocate: roles, shapes and tokens") {
   CHECK(reg.size() == 0);
 
   // A role of unknown shape: the buffer's size is unknown unless the descriptor gives it.
-  nnhal::test::model_builder b;
-  auto g = b.main();
-  const auto x = g.input(OperandType::TENSOR_FLOAT32, {0, 2});
-  const auto y = g.input(OperandType::TENSOR_FLOAT32, {2});
-  const auto z = g.output(OperandType::TENSOR_FLOAT32, {0, 2});
-  g.op(ty::OperationType::ADD, {x, y, g.i32(0)}, {z});
-  const auto dyn = prepare(b.build());
+  const auto dyn = prepare(rows_plus_row_model());
   CHECK(st(status_of({}, {}, {{dyn, 0}})) == "GENERAL_FAILURE");
   auto sized = reg.allocate(dims{3, 2}, {}, std::vector<ex::buffer_role>{{dyn, 0}});
   REQUIRE(sized.ok());
@@ -323,13 +328,7 @@ TEST_CASE("an execution that fails after it started leaves its output buffer uni
 }
 
 TEST_CASE("dynamic output shapes into a buffer of fixed shape") {
-  nnhal::test::model_builder b;
-  auto g = b.main();
-  const auto x = g.input(OperandType::TENSOR_FLOAT32, {0, 2});
-  const auto y = g.input(OperandType::TENSOR_FLOAT32, {2});
-  const auto z = g.output(OperandType::TENSOR_FLOAT32, {0, 2});
-  g.op(ty::OperationType::ADD, {x, y, g.i32(0)}, {z});
-  const auto pm = prepare(b.build());
+  const auto pm = prepare(rows_plus_row_model());
   ex::buffer_registry reg;
   auto buf = *reg.allocate(dims{3, 2}, {}, std::vector<ex::buffer_role>{{pm, 0}});
   auto exec_rows = [&](std::uint32_t rows) {
