@@ -59,6 +59,6 @@ template <class Arch>
 inline constexpr auto& vectorized = pool::vectorized<Arch>;
 
 /// Types f32 (vectorized for NHWC when the build has SIMD) f16 (relaxed f32 runs in f32).
-inline types::result<kernel> bind(const bind_context& c) { return pool::bind<types::f16>(c); }
+inline types::result<kernel> bind(const bind_context& c) { return pool::bind<void, types::f16>(c); }
 
 }  // namespace nnhal::ops::l2_pool_2d

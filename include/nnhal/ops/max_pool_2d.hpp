@@ -69,31 +69,21 @@ inline constexpr auto& reference = pool::reference<E>;
 template <class Arch>
 inline constexpr auto& vectorized = pool::vectorized<Arch>;
 
+/// The 8-bit AVX-512 kernel (pool_op::q8_avx512).
+struct q8_max {
 #if NNHAL_HAVE_X86_KERNELS
-/// 8-bit NHWC 64 channels at a time (AVX-512); NCHW runs the reference.
-template <types::element E>
-void q8_avx512(const kernel_io& io) {
-  using S = typename E::storage;
-  namespace pool2d = types::sig::detail::pool2d;
-  const auto in = io.input<E>(0);
-  auto out = io.output<E>(0);
-  if (out.size() == 0) return;
-  const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
-  if (g.nchw) return reference<E>(io);
-  const auto r = quant::activation_range(g.activation, out.scale, out.zero_point, std::numeric_limits<S>::min(),
-                                         std::numeric_limits<S>::max());
-  kernels::pool_norm::avx512::max_pool_q8_nhwc(in.data, kernels::pool_norm::nhwc_layout::of(in.dims, false), out.data,
-                                               kernels::pool_norm::nhwc_layout::of(out.dims, false), g, r.lo, r.hi);
-}
+  template <class S>
+  void operator()(const S* in, const kernels::pool_norm::nhwc_layout& il, S* out,
+                  const kernels::pool_norm::nhwc_layout& ol, const types::sig::detail::pool2d::geometry& g,
+                  std::int32_t lo, std::int32_t hi) const {
+    kernels::pool_norm::avx512::max_pool_q8_nhwc(in, il, out, ol, g, lo, hi);
+  }
 #endif
+};
 
 /// Types f32 (AVX-512 or xsimd for NHWC) f16 qu8 qs8 (AVX-512 for NHWC) (relaxed f32 runs in f32).
 inline types::result<kernel> bind(const bind_context& c) {
-#if NNHAL_HAVE_X86_KERNELS
-  if (simd::cpu().avx512 && types::is_quantized(c.in[0].type))
-    return bind_for<types::qu8, types::qs8>(c, c.in[0].type, []<class E>(E) { return kernel{q8_avx512<E>}; });
-#endif
-  return pool::bind<types::f16, types::qu8, types::qs8>(c);
+  return pool::bind<q8_max, types::f16, types::qu8, types::qs8>(c);
 }
 
 }  // namespace nnhal::ops::max_pool_2d

@@ -152,37 +152,56 @@ struct pool_op {
     }
   }
 
+  /// Runs nhwc(in, in_l, out, out_l, geometry, out_view) for an NHWC input; NCHW (and
+  /// empty outputs) go to reference(): the frame of every vectorized form below.
+  template <types::element E, class Nhwc>
+  static void on_nhwc(const kernel_io& io, Nhwc&& nhwc) {
+    namespace pool2d = types::sig::detail::pool2d;
+    const auto in = io.input<E>(0);
+    auto out = io.output<E>(0);
+    if (out.size() == 0) return;
+    const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
+    if (g.nchw) return reference<E>(io);
+    nhwc(in.data, nhwc_layout::of(in.dims, false), out.data, nhwc_layout::of(out.dims, false), g, out);
+  }
+
   /// Float32 NHWC with the channel loop in xsimd batches of Arch; NCHW runs the reference.
   template <class Arch>
   static void vectorized(const kernel_io& io) {
-    namespace pool2d = types::sig::detail::pool2d;
-    const auto in = io.input<types::f32>(0);
-    auto out = io.output<types::f32>(0);
-    if (out.size() == 0) return;
-    const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
-    if (g.nchw) return reference<types::f32>(io);
-    pool_2d_f32_nhwc<Arch>(in.data, nhwc_layout::of(in.dims, false), out.data, nhwc_layout::of(out.dims, false), g,
-                           Lane{activation_range_float(g.activation)});
+    on_nhwc<types::f32>(io, [](const float* in, const nhwc_layout& il, float* out, const nhwc_layout& ol,
+                               const types::sig::detail::pool2d::geometry& g, const auto&) {
+      pool_2d_f32_nhwc<Arch>(in, il, out, ol, g, Lane{activation_range_float(g.activation)});
+    });
   }
 
 #if NNHAL_HAVE_X86_KERNELS
   /// Float32 NHWC through the lane's AVX-512 form; NCHW runs the reference.
   static void vectorized_avx512(const kernel_io& io) {
-    namespace pool2d = types::sig::detail::pool2d;
-    const auto in = io.input<types::f32>(0);
-    auto out = io.output<types::f32>(0);
-    if (out.size() == 0) return;
-    const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
-    if (g.nchw) return reference<types::f32>(io);
-    avx512::pool_f32_nhwc(in.data, nhwc_layout::of(in.dims, false), out.data, nhwc_layout::of(out.dims, false), g,
-                          Lane{activation_range_float(g.activation)});
+    on_nhwc<types::f32>(io, [](const float* in, const nhwc_layout& il, float* out, const nhwc_layout& ol,
+                               const types::sig::detail::pool2d::geometry& g, const auto&) {
+      avx512::pool_f32_nhwc(in, il, out, ol, g, Lane{activation_range_float(g.activation)});
+    });
+  }
+
+  /// 8-bit NHWC through Q8{}(in, in_l, out, out_l, geometry, lo, hi) with the activation's
+  /// range in stored values; NCHW runs the reference.
+  template <types::element E, class Q8>
+  static void q8_avx512(const kernel_io& io) {
+    using S = typename E::storage;
+    on_nhwc<E>(io, [](const S* in, const nhwc_layout& il, S* out, const nhwc_layout& ol,
+                      const types::sig::detail::pool2d::geometry& g, const auto& o) {
+      const auto r = quant::activation_range(g.activation, o.scale, o.zero_point, std::numeric_limits<S>::min(),
+                                             std::numeric_limits<S>::max());
+      Q8{}(in, il, out, ol, g, r.lo, r.hi);
+    });
   }
 #endif
 
   /// Float32 through AVX-512 when the CPU has it and the lane has that form, else xsimd
-  /// when the build has SIMD (relaxed f32 runs in f32); the other element tags `Es`
-  /// through reference().
-  template <types::element... Es>
+  /// when the build has SIMD (relaxed f32 runs in f32); quant8 through Q8 on AVX-512; the
+  /// other element tags `Es` through reference().
+  /// `Q8` is the op's 8-bit AVX-512 kernel functor for q8_avx512() (void: none).
+  template <class Q8, types::element... Es>
   static types::result<kernel> bind(const bind_context& c) {
     return bind_for<types::f32, Es...>(c, c.in[0].type, []<class E>(E) {
       if constexpr (std::is_same_v<E, types::f32>) {
@@ -193,6 +212,10 @@ struct pool_op {
         if constexpr (has_simd) return kernel{vectorized<simd_arch>};
         else return kernel{reference<E>};
       } else {
+#if NNHAL_HAVE_X86_KERNELS
+        if constexpr (!std::is_void_v<Q8> && types::quantized_element<E>)
+          if (simd::cpu().avx512) return kernel{q8_avx512<E, Q8>};
+#endif
         return kernel{reference<E>};
       }
     });
