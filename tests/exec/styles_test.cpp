@@ -297,7 +297,7 @@ TEST_CASE("deadlines: a long execution is aborted at the first checkpoint after 
 
 TEST_CASE("cancellation: a stop request ends a running execution at the next checkpoint") {
   ex::runtime rt({.workers = 1});
-  const auto c = prepare_chain(16384, 2000);
+  const auto c = prepare_chain(65536, 4000);  // tens of ms even with vectorized ADDs
   auto j = make_job(c, 0);
   std::stop_source stop;
   ex::execute_options opt;
@@ -443,7 +443,7 @@ TEST_CASE("fenced: errors at the call, a fence failing later, deadline and durat
   CHECK(ty::clock::now() >= *dl.deadline);
 
   // The duration after the fences is too short for a long model.
-  const auto longer = prepare_chain(16384, 400);
+  const auto longer = prepare_chain(65536, 1000);  // well over 1 ms even with vectorized ADDs
   auto jl = make_job(longer, 0);
   auto go = ex::local_fence::make();
   auto r3 = ex::execute_fenced(rt, longer.pm, jl.request, {go}, {}, 1ms);

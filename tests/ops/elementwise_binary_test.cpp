@@ -20,9 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/ops/add.hpp"
 #include "nnhal/ops/div.hpp"
 #include "nnhal/ops/maximum.hpp"
 #include "nnhal/ops/minimum.hpp"
+#include "nnhal/ops/mul.hpp"
 #include "nnhal/ops/simd/cpu.hpp"
 #include "nnhal/ops/sub.hpp"
 #include "nnhal/types/signatures/div.hpp"
@@ -813,7 +815,7 @@ void fill_special(tensor& t, std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM equal the reference bit for bit") {
+TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM (and AVX-512 ADD / SUB / MUL / DIV) equal the reference bit for bit") {
   namespace ops = nnhal::ops;
   if constexpr (!ops::kernels::vbinary::has_simd) {
     MESSAGE("no SIMD instruction set in this build: vectorized paths not bound, nothing to compare");
@@ -849,6 +851,17 @@ TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM equal the reference 
             check(OpT::SUB, ops::sub::vectorized<Arch>, [](const ops::kernel_io& io) { ops::sub::reference<ty::f32>(io, {}); }, act);
             check(OpT::DIV, ops::div::vectorized<Arch>, ops::div::reference<ty::f32>, act);
           }
+#if NNHAL_HAVE_X86_KERNELS
+          if (nnhal::simd::cpu().avx512) {  // the AVX-512 float32 arithmetic ADD / SUB / MUL / DIV bind
+            namespace vb = ops::kernels::vbinary;
+            for (int act = 0; act < 4; ++act) {
+              check(OpT::ADD, vb::arith_f32_avx512<vb::arith::add>, [](const ops::kernel_io& io) { ops::add::reference<ty::f32>(io, {}); }, act);
+              check(OpT::SUB, vb::arith_f32_avx512<vb::arith::sub>, [](const ops::kernel_io& io) { ops::sub::reference<ty::f32>(io, {}); }, act);
+              check(OpT::MUL, vb::arith_f32_avx512<vb::arith::mul>, [](const ops::kernel_io& io) { ops::mul::reference<ty::f32>(io, {}); }, act);
+              check(OpT::DIV, vb::arith_f32_avx512<vb::arith::div>, ops::div::reference<ty::f32>, act);
+            }
+          }
+#endif
           check(OpT::MAXIMUM, ops::maximum::vectorized<Arch>, [](const ops::kernel_io& io) { ops::maximum::reference<ty::f32>(io, nullptr); }, -1);
           check(OpT::MINIMUM, ops::minimum::vectorized<Arch>, [](const ops::kernel_io& io) { ops::minimum::reference<ty::f32>(io, nullptr); }, -1);
         }

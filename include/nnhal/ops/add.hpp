@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "nnhal/ops/kernels/binary.hpp"
+#include "nnhal/ops/kernels/elementwise_binary.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
 namespace nnhal::ops::add {
@@ -81,9 +82,17 @@ void vectorized(const kernel_io& io, const quant_params& p) {
 #endif
 }
 
-/// Float and int32 through reference(); quant8 through vectorized() when the CPU has AVX-512.
+/// float32 and quant8 through their AVX-512 kernels when the CPU has AVX-512; the rest
+/// (and every type without it) through reference().
 inline types::result<kernel> bind(const bind_context& c) {
   return kernels::bind_arithmetic(c, make_quant_params, []<class E>(E) -> kernels::arithmetic_fn<quant_params> {
+#if NNHAL_HAVE_X86_KERNELS
+    if constexpr (std::is_same_v<E, types::f32>)
+      if (simd::cpu().avx512)
+        return [](const kernel_io& io, const quant_params&) {
+          kernels::vbinary::arith_f32_avx512<kernels::vbinary::arith::add>(io);
+        };
+#endif
     if constexpr (types::quantized_element<E>) return simd::cpu().avx512 ? vectorized<E> : reference<E>;
     else return reference<E>;
   });

@@ -9,6 +9,7 @@
 
 #include "nnhal/ops/kernels/binary.hpp"
 #include "nnhal/ops/kernels/elementwise_binary.hpp"
+#include "nnhal/ops/simd/cpu.hpp"
 
 namespace nnhal::ops::div {
 
@@ -49,10 +50,15 @@ void vectorized(const kernel_io& io) {
 
 inline types::result<kernel> bind(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::i32>(c, c.in[0].type, []<class E>(E) {
-    if constexpr (std::is_same_v<E, types::f32> && kernels::vbinary::has_simd)
-      return kernel{vectorized<kernels::vbinary::simd_arch>};
-    else
+    if constexpr (std::is_same_v<E, types::f32>) {
+#if NNHAL_HAVE_X86_KERNELS
+      if (simd::cpu().avx512) return kernel{kernels::vbinary::arith_f32_avx512<kernels::vbinary::arith::div>};
+#endif
+      if constexpr (kernels::vbinary::has_simd) return kernel{vectorized<kernels::vbinary::simd_arch>};
+      else return kernel{reference<E>};
+    } else {
       return kernel{reference<E>};
+    }
   });
 }
 

@@ -16,6 +16,7 @@
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/binary.hpp"
 #include "nnhal/ops/kernels/compare.hpp"
+#include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
 namespace nnhal::ops::kernels {
 
@@ -111,6 +112,57 @@ void f32_simd(const kernel_io& io, float_range r, const Lane& lane) {
 
 /// No activation: the clamp to [-inf, inf] changes no value (NaN and -0 included).
 inline constexpr float_range no_clamp = activation_range_float(0);
+
+#if NNHAL_HAVE_X86_KERNELS
+/// The float32 arithmetic of ADD, SUB, MUL and DIV.
+enum class arith { add, sub, mul, div };
+
+template <arith Op>
+NNHAL_TARGET_AVX512 inline __m512 arith512(__m512 a, __m512 b) noexcept {
+  if constexpr (Op == arith::add) return _mm512_add_ps(a, b);
+  else if constexpr (Op == arith::sub) return _mm512_sub_ps(a, b);
+  else if constexpr (Op == arith::mul) return _mm512_mul_ps(a, b);
+  else return _mm512_div_ps(a, b);
+}
+
+/// One broadcast run, 16 lanes at a time, the tail masked: out = clamp(a op b), with
+/// as / bs 1 (advancing) or 0 (held). The clamp is vmaxps(lo, v) then vminps(hi, v),
+/// i.e. v < lo ? lo : v then v > hi ? hi : v, as clamp_activation (NaN and -0 kept); the
+/// arithmetic is the same single IEEE operation, so results equal the scalar loop's.
+template <arith Op>
+NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, std::size_t as, const float* b, std::size_t bs, float* o,
+                                          std::size_t n, float_range r) {
+  using simd::avx512::all16;
+  if (n == 0) return;
+  const __m512 lo = _mm512_set1_ps(r.lo), hi = _mm512_set1_ps(r.hi);
+  const __m512 ha = _mm512_set1_ps(*a), hb = _mm512_set1_ps(*b);
+  auto lanes = [&](std::size_t i, __mmask16 m) NNHAL_TARGET_AVX512 {
+    const __m512 va = as ? _mm512_maskz_loadu_ps(m, a + i) : ha;
+    const __m512 vb = bs ? _mm512_maskz_loadu_ps(m, b + i) : hb;
+    return _mm512_maskz_min_ps(all16, hi, _mm512_maskz_max_ps(all16, lo, arith512<Op>(va, vb)));
+  };
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, lanes(i, all16));
+  if (i < n) {
+    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(o + i, m, lanes(i, m));
+  }
+}
+
+/// Float32 ADD / SUB / MUL / DIV of inputs 0 and 1 with broadcasting and the activation
+/// (input 2) on AVX-512; equal to the reference bit for bit.
+template <arith Op>
+void arith_f32_avx512(const kernel_io& io) {
+  const auto a = io.input<types::f32>(0);
+  const auto b = io.input<types::f32>(1);
+  auto o = io.output<types::f32>(0);
+  const float_range r = activation_range_float(io.scalar<std::int32_t>(2));
+  for_each_broadcast_run(o.dims, a.dims, b.dims,
+                         [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
+                           arith_run_avx512<Op>(a.data + ao, as, b.data + bo, bs, o.data + oo, n, r);
+                         });
+}
+#endif
 
 }  // namespace vbinary
 
