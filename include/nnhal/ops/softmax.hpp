@@ -2,16 +2,18 @@
 // axis becomes exp(beta (x - max)) / sum. Float: exp in float, the sum in double, f16
 // widened on load and rounded once on store. Quantized: the AOSP CPU fixed-point path,
 // bit for bit (Q5.26 scaled differences, gemmlowp exp_on_negative_values, a Q12.19 sum,
-// a Newton-Raphson reciprocal, output in 1/256 steps); the signed type differs only by
-// its -128 output offset, so qs8 is exactly qu8 - 128.
+// a Newton-Raphson reciprocal, output in 1/256 steps), with the exps of the 256 possible
+// differences x - max tabulated; the signed type differs only by its -128 output offset,
+// so qs8 is exactly qu8 - 128.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <optional>
+#include <memory>
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
@@ -78,16 +80,40 @@ void float_slices(const S* in, S* out, const kernels::pool_norm::axis_split& spl
   });
 }
 
+/// 1 / sum for a Q12.19 sum of exps, as a Q0.31 reciprocal of its mantissa and the shift
+/// that turns reciprocal * exp (Q0.31 * Q0.31) into 1/256 output steps: sum = (1 + x)
+/// 2^bits_over_unit with x in [0, 1), and 1 / (1 + x) by Newton-Raphson.
+struct sum_reciprocal {
+  std::int32_t mantissa = 0;
+  int output_shift = 0;
+
+  static sum_reciprocal of(std::uint32_t sum) {
+    const int headroom_plus_one = std::countl_zero(sum);
+    const int bits_over_unit = sum_integer_bits - headroom_plus_one;
+    const auto shifted_sum_minus_one = static_cast<std::int32_t>(
+        static_cast<std::uint32_t>(std::uint64_t{sum} << headroom_plus_one) - (std::uint32_t{1} << 31));
+    return {kernels::pool_norm::fixed::one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one),
+            bits_over_unit + 31 - 8};
+  }
+  /// The output for an element whose exp is `e` (Q0.31), before the type's offset.
+  std::int32_t apply(std::int32_t e) const {
+    namespace fx = kernels::pool_norm::fixed;
+    return fx::rounding_shift_right(fx::mul(mantissa, e), output_shift);
+  }
+};
+
+/// exp(beta * scale * diff) in Q0.31 for a difference diff = x - max <= 0 that is >= diff_min.
+inline std::int32_t exp_of_difference(const quant_params& p, std::int32_t diff) {
+  namespace fx = kernels::pool_norm::fixed;
+  const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(diff) << p.left_shift);
+  return fx::exp_on_negative_values<diff_integer_bits>(fx::mul(shifted, p.multiplier));
+}
+
 template <class S>
 void quant_slices(const S* in, S* out, const kernels::pool_norm::axis_split& split, const quant_params& p) {
   namespace fx = kernels::pool_norm::fixed;
   constexpr std::int32_t out_offset = std::numeric_limits<S>::min() < 0 ? -128 : 0;
   constexpr std::int32_t qmin = std::numeric_limits<S>::min(), qmax = std::numeric_limits<S>::max();
-  // exp(beta * scale * diff) in Q0 for a difference diff <= 0 that is >= diff_min.
-  auto exp_of = [&p](std::int32_t diff) {
-    const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(diff) << p.left_shift);
-    return fx::exp_on_negative_values<diff_integer_bits>(fx::mul(shifted, p.multiplier));
-  };
   kernels::pool_norm::for_each_axis_slice(split, [&](std::size_t first, std::size_t stride, std::size_t count) {
     std::int32_t max_v = qmin;
     for (std::size_t k = 0; k < count; ++k) max_v = std::max<std::int32_t>(max_v, in[first + k * stride]);
@@ -95,29 +121,77 @@ void quant_slices(const S* in, S* out, const kernels::pool_norm::axis_split& spl
     for (std::size_t k = 0; k < count; ++k) {
       const std::int32_t diff = std::int32_t{in[first + k * stride]} - max_v;
       if (diff >= p.diff_min)
-        sum += static_cast<std::uint32_t>(fx::rescale(exp_of(diff), 0, sum_integer_bits));
+        sum += static_cast<std::uint32_t>(fx::rescale(exp_of_difference(p, diff), 0, sum_integer_bits));
     }
-    // 1 / sum as (1 / (1 + x)) * 2^-num_bits_over_unit with sum = (1 + x) 2^num_bits_over_unit.
-    const int headroom_plus_one = std::countl_zero(sum);
-    const int num_bits_over_unit = sum_integer_bits - headroom_plus_one;
-    const auto shifted_sum_minus_one = static_cast<std::int32_t>(
-        static_cast<std::uint32_t>(std::uint64_t{sum} << headroom_plus_one) - (std::uint32_t{1} << 31));
-    const std::int32_t reciprocal = fx::one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+    const auto r = sum_reciprocal::of(sum);
     for (std::size_t k = 0; k < count; ++k) {
       const std::int32_t diff = std::int32_t{in[first + k * stride]} - max_v;
       std::int32_t v = qmin;
-      if (diff >= p.diff_min) {
-        v = fx::rounding_shift_right(fx::mul(reciprocal, exp_of(diff)), num_bits_over_unit + 31 - 8) + out_offset;
-        v = std::clamp(v, qmin, qmax);
-      }
+      if (diff >= p.diff_min) v = std::clamp(r.apply(exp_of_difference(p, diff)) + out_offset, qmin, qmax);
       out[first + k * stride] = static_cast<S>(v);
     }
   });
 }
 
-/// Reference kernel; `p` is the precomputed quantized multiplier (ignored for floats).
+/// An 8-bit difference x - max lies in [-255, 0], so its exp and its share of the sum are
+/// tabulated once per (beta, scale), indexed by -diff; entries at and past `live` fall
+/// below diff_min and count as exp = 0.
+struct quant_table {
+  std::array<std::int32_t, 256> exp{};   // Q0.31
+  std::array<std::uint32_t, 256> term{};  // Q12.19 share of the sum
+  int live = 0;
+
+  static quant_table of(const quant_params& p) {
+    quant_table t;
+    t.live = static_cast<int>(std::min<std::int64_t>(256, std::int64_t{1} - p.diff_min));
+    for (int j = 0; j < t.live; ++j) {
+      t.exp[static_cast<std::size_t>(j)] = exp_of_difference(p, -j);
+      t.term[static_cast<std::size_t>(j)] = static_cast<std::uint32_t>(
+          kernels::pool_norm::fixed::rescale(t.exp[static_cast<std::size_t>(j)], 0, sum_integer_bits));
+    }
+    return t;
+  }
+};
+
+/// The quantized path by table: the same results as quant_slices, bit for bit (tests check
+/// it), with the fixed-point exp evaluated 256 times per (beta, scale) instead of twice per
+/// element. A slice longer than the table maps each difference to its output through a
+/// per-slice table as well.
+template <class S>
+void quant_slices_by_table(const S* in, S* out, const kernels::pool_norm::axis_split& split, const quant_table& t) {
+  constexpr std::int32_t out_offset = std::numeric_limits<S>::min() < 0 ? -128 : 0;
+  constexpr std::int32_t qmin = std::numeric_limits<S>::min(), qmax = std::numeric_limits<S>::max();
+  std::array<S, 256> out_of{};
+  kernels::pool_norm::for_each_axis_slice(split, [&](std::size_t first, std::size_t stride, std::size_t count) {
+    std::int32_t max_v = qmin;
+    if (stride == 1) {
+      const S* x = in + first;
+      for (std::size_t k = 0; k < count; ++k) max_v = std::max<std::int32_t>(max_v, x[k]);
+    } else {
+      for (std::size_t k = 0; k < count; ++k) max_v = std::max<std::int32_t>(max_v, in[first + k * stride]);
+    }
+    // -diff <= max - qmin, so only that much of the table is reachable in this slice.
+    const auto reach = static_cast<std::size_t>(max_v - qmin + 1);
+    std::uint32_t sum = 0;  // Q12.19, wrapping like the reference
+    for (std::size_t k = 0; k < count; ++k) sum += t.term[static_cast<std::size_t>(max_v - in[first + k * stride])];
+    const auto r = sum_reciprocal::of(sum);
+    auto value = [&](std::size_t j) {
+      return static_cast<S>(static_cast<int>(j) < t.live ? std::clamp(r.apply(t.exp[j]) + out_offset, qmin, qmax) : qmin);
+    };
+    if (count > reach) {
+      for (std::size_t j = 0; j < reach; ++j) out_of[j] = value(j);
+      for (std::size_t k = 0; k < count; ++k)
+        out[first + k * stride] = out_of[static_cast<std::size_t>(max_v - in[first + k * stride])];
+    } else {
+      for (std::size_t k = 0; k < count; ++k)
+        out[first + k * stride] = value(static_cast<std::size_t>(max_v - in[first + k * stride]));
+    }
+  });
+}
+
+/// Reference kernel: the float path, or the quantized one evaluating exp per element.
 template <types::element E>
-void reference(const kernel_io& io, const std::optional<quant_params>& p) {
+void reference(const kernel_io& io) {
   const auto in = io.input<E>(0);
   auto out = io.output<E>(0);
   if (out.size() == 0) return;
@@ -126,12 +200,21 @@ void reference(const kernel_io& io, const std::optional<quant_params>& p) {
   if constexpr (types::float_element<E>) {
     float_slices(in.data, out.data, split, beta);
   } else {
-    quant_slices(in.data, out.data, split, p ? *p : make_quant_params(beta, in.scale));
+    quant_slices(in.data, out.data, split, make_quant_params(beta, in.scale));
   }
 }
+
+/// Quantized kernel: the table path. `t` is the table of a constant beta, made at bind;
+/// without one (beta from a model input) the table is made per execution.
 template <types::element E>
-void reference(const kernel_io& io) {
-  reference<E>(io, std::nullopt);
+void quantized(const kernel_io& io, const quant_table* t) {
+  const auto in = io.input<E>(0);
+  auto out = io.output<E>(0);
+  if (out.size() == 0) return;
+  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
+  if (t) return quant_slices_by_table(in.data, out.data, split, *t);
+  const auto own = std::make_unique<quant_table>(quant_table::of(make_quant_params(beta_of(io.in[1]), in.scale)));
+  quant_slices_by_table(in.data, out.data, split, *own);
 }
 
 /// Float32 slices along the last axis (contiguous) in xsimd batches of Arch, exp by
@@ -258,13 +341,14 @@ NNHAL_TARGET_AVX512 inline void softmax_f32_avx512(const kernel_io& io) {
 }
 #endif
 
-/// Types f32 (AVX-512, else xsimd when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs in f32). A constant beta's multiplier is
-/// computed here, once.
+/// Types f32 (AVX-512, else xsimd when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs
+/// in f32). A constant beta's quantized exp table is made here, once.
 inline types::result<kernel> bind(const bind_context& c) {
-  std::optional<quant_params> p;
+  std::shared_ptr<const quant_table> table;
   if (types::is_quantized(c.in[0].type))
-    if (auto beta = types::sig::detail::axis_norm::float_scalar(c.in[1])) p = make_quant_params(*beta, c.in[0].scale);
-  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, [p]<class E>(E) {
+    if (auto beta = types::sig::detail::axis_norm::float_scalar(c.in[1]))
+      table = std::make_shared<const quant_table>(quant_table::of(make_quant_params(*beta, c.in[0].scale)));
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, [table]<class E>(E) {
     if constexpr (std::is_same_v<E, types::f32>) {
 #if NNHAL_HAVE_X86_KERNELS
       if (simd::cpu().avx512) return kernel{softmax_f32_avx512};
@@ -272,7 +356,7 @@ inline types::result<kernel> bind(const bind_context& c) {
       if constexpr (kernels::pool_norm::has_simd) return kernel{vectorized<kernels::pool_norm::simd_arch>};
       else return kernel{[](const kernel_io& io) { reference<E>(io); }};
     } else if constexpr (types::float_element<E>) return kernel{[](const kernel_io& io) { reference<E>(io); }};
-    else return kernel{[p](const kernel_io& io) { reference<E>(io, p); }};
+    else return kernel{[table](const kernel_io& io) { quantized<E>(io, table.get()); }};
   });
 }
 
