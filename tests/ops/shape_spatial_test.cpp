@@ -791,6 +791,39 @@ TEST_CASE("RESIZE_BILINEAR: the xsimd f32 path is bit-identical to the reference
   }
 }
 
+#if NNHAL_HAVE_X86_KERNELS
+TEST_CASE("RESIZE_BILINEAR: the AVX-512 f32, qu8 and qs8 paths are bit-identical to the reference") {
+  namespace rb = nnhal::ops::resize_bilinear;
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(4005);
+  for (int iter = 0; iter < 180; ++iter) {
+    resize_case r = random_resize(rng, iter);
+    r.nchw = iter % 10 == 9;  // NCHW falls back to the reference
+    r.in.c = static_cast<std::size_t>(iter % 3 == 0 ? uni(rng, 1, 70) : uni(rng, 1, 19));  // tails and whole 16s
+    const OT t = std::array{OT::TENSOR_FLOAT32, OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}[iter % 3];
+    const tensor in = random_tensor(rng, t, dims_of(r.in, r.nchw));
+    const auto ins = resize_inputs(r, in, false);
+    reversed_context reversed;
+    nnhal::exec::parallel_context* par = iter % 2 == 0 ? &reversed : nullptr;
+    tensor ref, got;
+    if (t == OT::TENSOR_FLOAT32) {
+      ref = run_entry1(OpT::RESIZE_BILINEAR, rb::reference<ty::f32>, ins, out_like(in));
+      got = run_entry1(OpT::RESIZE_BILINEAR, rb::resize_avx512<float>, ins, out_like(in), 1, par);
+    } else if (t == OT::TENSOR_QUANT8_ASYMM) {
+      ref = run_entry1(OpT::RESIZE_BILINEAR, rb::reference<ty::qu8>, ins, out_like(in));
+      got = run_entry1(OpT::RESIZE_BILINEAR, rb::resize_avx512<std::uint8_t>, ins, out_like(in), 1, par);
+    } else {
+      ref = run_entry1(OpT::RESIZE_BILINEAR, rb::reference<ty::qs8>, ins, out_like(in));
+      got = run_entry1(OpT::RESIZE_BILINEAR, rb::resize_avx512<std::int8_t>, ins, out_like(in), 1, par);
+    }
+    CAPTURE(iter);
+    CAPTURE(to_string(t));
+    CHECK(ref.dims == got.dims);
+    CHECK(ref.bytes == got.bytes);
+  }
+}
+#endif
+
 TEST_CASE("RESIZE_NEAREST_NEIGHBOR: every output pixel copies the pixel at the rounded source coordinate") {
   std::mt19937 rng(4003);
   for (int iter = 0; iter < 240; ++iter) {

@@ -17,6 +17,7 @@
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/binary.hpp"
 #include "nnhal/ops/kernels/shape_spatial.hpp"
+#include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
 namespace nnhal::ops::resize_bilinear {
 
@@ -55,6 +56,11 @@ S store(float v) noexcept {
     return kernels::store_float<S>(v);
   }
 }
+
+#if NNHAL_HAVE_X86_KERNELS
+/// Round to nearest, the reference's rounding, stated for the explicitly rounded intrinsics.
+inline constexpr int rounding = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#endif
 
 template <types::element E>
 void reference(const kernel_io& io) {
@@ -131,8 +137,103 @@ inline void vectorized_f32(const kernel_io& io) {
   });
 }
 
+#if NNHAL_HAVE_X86_KERNELS
+/// 16 channels of S as float lanes (qs8 shifted into the qu8 domain, as load() does);
+/// lanes outside `m` are 0.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512 load16(const S* p, __mmask16 m) {
+  using simd::avx512::all16;
+  if constexpr (std::is_same_v<S, float>) {
+    return _mm512_maskz_loadu_ps(m, p);
+  } else {
+    const __m128i b = _mm_maskz_loadu_epi8(m, p);
+    __m512i v;
+    if constexpr (std::is_same_v<S, std::int8_t>)
+      v = _mm512_maskz_add_epi32(m, _mm512_maskz_cvtepi8_epi32(all16, b), _mm512_set1_epi32(128));
+    else v = _mm512_maskz_cvtepu8_epi32(all16, b);
+    return _mm512_maskz_cvtepi32_ps(all16, v);
+  }
+}
+
+/// Stores 16 lanes (those in `m`) as store() does.
+template <class S>
+NNHAL_TARGET_AVX512 inline void store16(S* p, __m512 v, __mmask16 m) {
+  using simd::avx512::all16;
+  if constexpr (std::is_same_v<S, float>) {
+    _mm512_mask_storeu_ps(p, m, v);
+  } else {
+    const __m512 half = _mm512_set1_ps(0.5f);
+    __m512i q =
+        _mm512_maskz_cvtt_roundps_epi32(all16, _mm512_maskz_add_round_ps(all16, v, half, rounding), _MM_FROUND_NO_EXC);
+    q = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, q, _mm512_setzero_si512()), _mm512_set1_epi32(255));
+    if constexpr (std::is_same_v<S, std::int8_t>) q = _mm512_maskz_sub_epi32(all16, q, _mm512_set1_epi32(128));
+    _mm_mask_storeu_epi8(p, m, _mm512_maskz_cvtepi32_epi8(all16, q));
+  }
+}
+
+/// (v * a) * b, each product rounded.
+NNHAL_TARGET_AVX512 inline __m512 term(__m512 v, __m512 a, __m512 b) {
+  using simd::avx512::all16;
+  return _mm512_maskz_mul_round_ps(all16, _mm512_maskz_mul_round_ps(all16, v, a, rounding), b, rounding);
+}
+
+/// One output pixel's channels, 16 at a time with a masked tail: the reference's products
+/// and sums in the reference's order, each rounded on its own (the explicitly rounded
+/// intrinsics cannot be fused into FMAs), so the result is bit-identical to reference().
+template <class S>
+NNHAL_TARGET_AVX512 inline void pixel_avx512(const S* p00, const S* p10, const S* p01, const S* p11, S* o,
+                                             std::size_t channels, float dy, float dx) {
+  const __m512 vdy = _mm512_set1_ps(dy), vwy = _mm512_set1_ps(1 - dy);
+  const __m512 vdx = _mm512_set1_ps(dx), vwx = _mm512_set1_ps(1 - dx);
+  using simd::avx512::all16;
+  for (std::size_t c = 0; c < channels; c += 16) {
+    const std::size_t left = channels - c;
+    const auto m = static_cast<__mmask16>(left >= 16 ? 0xFFFF : (1u << left) - 1);
+    __m512 v = _mm512_maskz_add_round_ps(all16, term(load16(p00 + c, m), vwy, vwx), term(load16(p10 + c, m), vdy, vwx),
+                                         rounding);
+    v = _mm512_maskz_add_round_ps(all16, v, term(load16(p01 + c, m), vwy, vdx), rounding);
+    v = _mm512_maskz_add_round_ps(all16, v, term(load16(p11 + c, m), vdy, vdx), rounding);
+    store16(o + c, v, m);
+  }
+}
+
+/// NHWC f32, qu8 and qs8 on AVX-512 (NCHW runs the reference): bit-identical to reference().
+template <class S>
+NNHAL_TARGET_AVX512 void resize_avx512(const kernel_io& io) {
+  const bool nchw = kernels::spatial::flag(io, 3);
+  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
+  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
+  if (nchw) {
+    if constexpr (std::is_same_v<S, float>) return reference<types::f32>(io);
+    else if constexpr (std::is_same_v<S, std::uint8_t>) return reference<types::qu8>(io);
+    else return reference<types::qs8>(io);
+  }
+  if (lo.count() == 0) return;
+  const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
+  const auto ty = taps(li.h, lo.h, align, half);
+  const auto tx = taps(li.w, lo.w, align, half);
+  const S* in = reinterpret_cast<const S*>(io.in[0].value);
+  S* out = reinterpret_cast<S*>(io.out_data[0]);
+  kernels::spatial::for_rows(io, lo.n * lo.h, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t n = r / lo.h, y = r % lo.h;
+      for (std::size_t x = 0; x < lo.w; ++x)
+        pixel_avx512(in + li.at(n, ty[y].lo, tx[x].lo), in + li.at(n, ty[y].hi, tx[x].lo),
+                     in + li.at(n, ty[y].lo, tx[x].hi), in + li.at(n, ty[y].hi, tx[x].hi), out + lo.at(n, y, x), lo.c,
+                     ty[y].frac, tx[x].frac);
+    }
+  });
+}
+#endif
+
+/// f32, qu8 and qs8 through AVX-512 when the CPU has it; f32 otherwise through xsimd; f16
+/// (and the rest without AVX-512) through reference().
 inline types::result<kernel> bind(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, []<class E>(E) {
+#if NNHAL_HAVE_X86_KERNELS
+    if constexpr (!std::is_same_v<E, types::f16>)
+      if (simd::cpu().avx512) return kernel{resize_avx512<typename E::storage>};
+#endif
     if constexpr (std::is_same_v<E, types::f32>) return kernel{vectorized_f32};
     else return kernel{reference<E>};
   });
