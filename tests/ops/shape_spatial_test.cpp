@@ -230,6 +230,10 @@ TEST_CASE("PAD / PAD_V2: every type, random ranks and paddings, against the inde
     if (iter % 16 == 3) d[static_cast<std::size_t>(uni(rng, 0, static_cast<int>(d.size()) - 1))] = 0;  // zero-sized
     std::vector<std::array<int, 2>> p(d.size());
     for (auto& a : p) a = {uni(rng, 0, 3), uni(rng, 0, 3)};
+    // Unpadded trailing dimensions (as in NHWC images padded in H and W), which the kernel
+    // moves as one block, and sometimes no padding at all.
+    if (iter % 3 == 0)
+      for (std::size_t k = static_cast<std::size_t>(uni(rng, 0, static_cast<int>(d.size()))); k < d.size(); ++k) p[k] = {0, 0};
     const tensor in = random_tensor(rng, t, d);
     CAPTURE(iter);
     CAPTURE(ty::format_dims(d));
@@ -273,6 +277,8 @@ TEST_CASE("MIRROR_PAD: REFLECT and SYMMETRIC, ranks 1..5, every type including T
       const int limit = static_cast<int>(d[k]) - (mode == 0 ? 1 : 0);
       p[k] = {uni(rng, 0, limit), uni(rng, 0, limit)};
     }
+    if (iter % 3 == 0)  // unpadded trailing dimensions
+      for (std::size_t k = static_cast<std::size_t>(uni(rng, 0, static_cast<int>(d.size()))); k < d.size(); ++k) p[k] = {0, 0};
     const tensor in = random_tensor(rng, t, d);
     CAPTURE(iter);
     const tensor out = run_ok1(OpT::MIRROR_PAD, {in, paddings_tensor(p), scalar_i32(mode)}, out_like(in));

@@ -4,6 +4,7 @@
 // element values are copied bit for bit, so one loop serves every element type.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -73,6 +74,19 @@ void block_depth_copy(const kernel_io& io) noexcept {
   S* out = reinterpret_cast<S*>(io.out_data[0]);
   const image_layout& sp = ToDepth ? li : lo;
   const image_layout& deep = ToDepth ? lo : li;
+  if (!nchw) {
+    // NHWC: the b pixels (y, xb b .. xb b + b - 1) hold b * depth consecutive channels of
+    // deep pixel (y / b, xb), so each such group is one contiguous copy.
+    const std::size_t run = b * sp.c;
+    for (std::size_t n = 0; n < sp.n; ++n)
+      for (std::size_t y = 0; y < sp.h; ++y)
+        for (std::size_t xb = 0; xb < deep.w; ++xb) {
+          const std::size_t at_sp = sp.at(n, y, xb * b), at_deep = deep.at(n, y / b, xb, (y % b) * run);
+          if constexpr (ToDepth) std::memcpy(out + at_deep, in + at_sp, run * sizeof(S));
+          else std::memcpy(out + at_sp, in + at_deep, run * sizeof(S));
+        }
+    return;
+  }
   for (std::size_t n = 0; n < sp.n; ++n)
     for (std::size_t y = 0; y < sp.h; ++y)
       for (std::size_t x = 0; x < sp.w; ++x) {
@@ -100,8 +114,35 @@ void for_rows(const kernel_io& io, std::size_t n, F&& body) {
 /// For each dimension, the input index every output index reads (-1: the pad value).
 using index_maps = std::vector<std::vector<std::int64_t>>;
 
+/// One stretch of a dimension's map: `length` output indexes from `out_at` that are all
+/// padding (in_at -1) or read consecutive input indexes from `in_at`.
+struct map_run {
+  std::size_t out_at = 0, length = 0;
+  std::int64_t in_at = -1;
+};
+
+/// `map` cut into maximal runs.
+inline std::vector<map_run> runs_of(const std::vector<std::int64_t>& map) {
+  std::vector<map_run> runs;
+  for (std::size_t o = 0; o < map.size(); ++o) {
+    if (!runs.empty()) {
+      map_run& last = runs.back();
+      const bool extends = map[o] < 0 ? last.in_at < 0
+                                      : last.in_at >= 0 && map[o] == last.in_at + static_cast<std::int64_t>(last.length);
+      if (extends) {
+        ++last.length;
+        continue;
+      }
+    }
+    runs.push_back({o, 1, map[o] < 0 ? -1 : map[o]});
+  }
+  return runs;
+}
+
 /// out[o_0, .., o_r-1] = in[map_0[o_0], .., map_r-1[o_r-1]], or `pad` where any map entry is
 /// -1. Rank >= 1; reads only input elements the maps name, writes every output element.
+/// The trailing dimensions whose maps are the identity move as one contiguous block, and
+/// the last dimension before them is cut into runs, so each run is one memcpy or one fill.
 template <class S>
 void gather_padded(const S* in, std::span<const std::uint32_t> in_dims, S* out, std::span<const std::uint32_t> out_dims,
                    const index_maps& maps, S pad) noexcept {
@@ -109,26 +150,44 @@ void gather_padded(const S* in, std::span<const std::uint32_t> in_dims, S* out, 
   std::size_t total = 1;
   for (auto d : out_dims) total *= d;
   if (total == 0) return;
-  std::vector<std::size_t> in_stride(rank, 1);
-  for (std::size_t d = rank - 1; d > 0; --d) in_stride[d - 1] = in_stride[d] * in_dims[d];
-  const std::size_t row = out_dims[rank - 1];
-  const auto& inner = maps[rank - 1];
-  std::vector<std::size_t> pos(rank, 0);  // odometer over the outer dimensions
+  auto identity = [&](std::size_t d) {
+    if (in_dims[d] != out_dims[d]) return false;
+    for (std::size_t i = 0; i < out_dims[d]; ++i)
+      if (maps[d][i] != static_cast<std::int64_t>(i)) return false;
+    return true;
+  };
+  std::size_t k = rank;  // dimensions k.. are the identity
+  std::size_t block = 1;
+  while (k > 0 && identity(k - 1)) block *= out_dims[--k];
+  if (k == 0) {
+    std::memcpy(out, in, total * sizeof(S));
+    return;
+  }
+  const std::size_t row_dim = k - 1;
+  std::vector<std::size_t> in_stride(k, block);
+  for (std::size_t d = row_dim; d > 0; --d) in_stride[d - 1] = in_stride[d] * in_dims[d];
+  const std::vector<map_run> runs = runs_of(maps[row_dim]);
+  const std::size_t row = out_dims[row_dim] * block;
+  std::vector<std::size_t> pos(row_dim, 0);  // odometer over the dimensions before row_dim
   for (std::size_t r = 0; r < total / row; ++r) {
     std::size_t base = 0;
     bool padded = false;
-    for (std::size_t d = 0; d + 1 < rank; ++d) {
+    for (std::size_t d = 0; d < row_dim; ++d) {
       const std::int64_t m = maps[d][pos[d]];
       if (m < 0) padded = true;
       else base += static_cast<std::size_t>(m) * in_stride[d];
     }
     S* o = out + r * row;
     if (padded) {
-      fill_run(o, 1, row, pad);
+      std::fill_n(o, row, pad);
     } else {
-      for (std::size_t i = 0; i < row; ++i) o[i] = inner[i] < 0 ? pad : in[base + static_cast<std::size_t>(inner[i])];
+      for (const map_run& run : runs) {
+        if (run.in_at < 0) std::fill_n(o + run.out_at * block, run.length * block, pad);
+        else std::memcpy(o + run.out_at * block, in + base + static_cast<std::size_t>(run.in_at) * block,
+                         run.length * block * sizeof(S));
+      }
     }
-    for (std::size_t d = rank - 1; d-- > 0;) {
+    for (std::size_t d = row_dim; d-- > 0;) {
       if (++pos[d] < out_dims[d]) break;
       pos[d] = 0;
     }
