@@ -85,14 +85,9 @@ void vectorized(const kernel_io& io, const quant_params& p) {
 /// float32 and quant8 through their AVX-512 kernels when the CPU has AVX-512; the rest
 /// (and every type without it) through reference().
 inline types::result<kernel> bind(const bind_context& c) {
-  return kernels::bind_arithmetic(c, make_quant_params, []<class E>(E) -> kernels::arithmetic_fn<quant_params> {
-#if NNHAL_HAVE_X86_KERNELS
-    if constexpr (std::is_same_v<E, types::f32>)
-      if (simd::cpu().avx512)
-        return [](const kernel_io& io, const quant_params&) {
-          kernels::vbinary::arith_f32_avx512<kernels::vbinary::arith::add>(io);
-        };
-#endif
+  using kernels::vbinary::arith;
+  return kernels::bind_arithmetic<arith::add>(c, make_quant_params,
+                                              []<class E>(E) -> kernels::arithmetic_fn<quant_params> {
     if constexpr (types::quantized_element<E>) return simd::cpu().avx512 ? vectorized<E> : reference<E>;
     else return reference<E>;
   });

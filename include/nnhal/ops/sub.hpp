@@ -63,18 +63,15 @@ void vectorized(const kernel_io& io, const quant_params& p) {
   add::vectorized<E>(io, p);
 }
 
-/// Float32 through AVX-512 when the CPU has it, else vectorized() (xsimd); float16 and
-/// int32 through reference(); quant8 through ADD's AVX-512 runs when the CPU has them. Qualified names: quant_params is ADD's
-/// type, so ADL would also find add::reference.
+/// Float32 through AVX-512 when the CPU has it (bind_arithmetic), else vectorized()
+/// (xsimd); float16 and int32 through reference(); quant8 through ADD's AVX-512 runs when
+/// the CPU has them. Qualified names: quant_params is ADD's type, so ADL would also find
+/// add::reference.
 inline types::result<kernel> bind(const bind_context& c) {
-  return kernels::bind_arithmetic(c, sub::make_quant_params, []<class E>(E) -> kernels::arithmetic_fn<quant_params> {
+  using kernels::vbinary::arith;
+  return kernels::bind_arithmetic<arith::sub>(c, sub::make_quant_params,
+                                              []<class E>(E) -> kernels::arithmetic_fn<quant_params> {
     if constexpr (std::is_same_v<E, types::f32>) {
-#if NNHAL_HAVE_X86_KERNELS
-      if (simd::cpu().avx512)
-        return [](const kernel_io& io, const quant_params&) {
-          kernels::vbinary::arith_f32_avx512<kernels::vbinary::arith::sub>(io);
-        };
-#endif
       if constexpr (kernels::vbinary::has_simd)
         return [](const kernel_io& io, const quant_params&) { sub::vectorized<kernels::vbinary::simd_arch>(io); };
     } else if constexpr (types::quantized_element<E>) {

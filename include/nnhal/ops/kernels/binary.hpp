@@ -123,22 +123,4 @@ inline quant::fixed_multiplier product_multiplier(float s_a, float s_b, float s_
   return quant::quantize_multiplier(static_cast<double>(product) / static_cast<double>(s_out));
 }
 
-/// A kernel of ADD, SUB or MUL with its quant8 parameters.
-template <class Params>
-using arithmetic_fn = void (*)(const kernel_io&, const Params&);
-
-/// The bind() of ADD, SUB and MUL: the quant8 parameters are made once, here, by
-/// `make_params(in0, in1, out)` (default ones for the other types), and input type E (f32
-/// f16 i32 qu8 qs8) gets the kernel `pick(E{})`, an arithmetic_fn<Params>, called with them.
-template <class Params, class Pick>
-types::result<kernel> bind_arithmetic(const bind_context& c,
-                                      Params (*make_params)(const operand_desc&, const operand_desc&, const operand_desc&),
-                                      Pick pick) {
-  const Params p = types::is_quantized(c.in[0].type) ? make_params(c.in[0], c.in[1], c.out[0]) : Params{};
-  return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(c, c.in[0].type, [&]<class E>(E e) {
-    const arithmetic_fn<Params> run = pick(e);
-    return kernel{[run, p](const kernel_io& io) { run(io, p); }};
-  });
-}
-
 }  // namespace nnhal::ops::kernels

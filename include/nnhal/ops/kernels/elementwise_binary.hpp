@@ -166,6 +166,29 @@ void arith_f32_avx512(const kernel_io& io) {
 
 }  // namespace vbinary
 
+/// A kernel of ADD, SUB or MUL with its quant8 parameters.
+template <class Params>
+using arithmetic_fn = void (*)(const kernel_io&, const Params&);
+
+/// The bind() of ADD, SUB and MUL (operation `Op`): the quant8 parameters are made once,
+/// here, by `make_params(in0, in1, out)` (default ones for the other types). Float32 runs
+/// vbinary::arith_f32_avx512<Op> when the CPU has AVX-512; otherwise input type E (f32 f16
+/// i32 qu8 qs8) gets the kernel `pick(E{})`, an arithmetic_fn<Params>, called with them.
+template <vbinary::arith Op, class Params, class Pick>
+types::result<kernel> bind_arithmetic(const bind_context& c,
+                                      Params (*make_params)(const operand_desc&, const operand_desc&, const operand_desc&),
+                                      Pick pick) {
+  const Params p = types::is_quantized(c.in[0].type) ? make_params(c.in[0], c.in[1], c.out[0]) : Params{};
+  return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(c, c.in[0].type, [&]<class E>(E e) {
+#if NNHAL_HAVE_X86_KERNELS
+    if constexpr (std::is_same_v<E, types::f32>)
+      if (simd::cpu().avx512) return kernel{vbinary::arith_f32_avx512<Op>};
+#endif
+    const arithmetic_fn<Params> run = pick(e);
+    return kernel{[run, p](const kernel_io& io) { run(io, p); }};
+  });
+}
+
 /// Lanes of MAXIMUM / MINIMUM as std::max / std::min evaluate them: input 0 unless input 1
 /// is strictly larger / smaller (a NaN in input 0 is returned, one in input 1 is not).
 template <bool IsMin>

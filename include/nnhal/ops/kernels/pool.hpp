@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nnhal/ops/kernels/pool_avx512.hpp"
+#include "nnhal/ops/kernels/pool_window.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
 #include "nnhal/ops/quant/fixed_point.hpp"
 #include "nnhal/types/signatures/detail_pool2d.hpp"
@@ -29,32 +30,13 @@ concept pool_reduction = requires(const Op& op, typename Op::acc_t a, S x, std::
   { op.finish(a, n) } -> std::convertible_to<S>;
 };
 
-/// One output pixel's window clipped to the input: rows [y_begin, y_end), columns
-/// [x_begin, x_end).
-struct pool_window {
-  std::int64_t y_begin, y_end, x_begin, x_end;
-  /// Input elements covered. Validation guarantees every window overlaps the input; the
-  /// max() only keeps a malformed call from dividing by zero.
-  std::int64_t count() const noexcept { return std::max<std::int64_t>((y_end - y_begin) * (x_end - x_begin), 1); }
-};
-
 /// Calls f(n, oh, ow, window) for every output pixel of `out_l`, row-major.
 template <class F>
 void for_each_pool_window(const nhwc_layout& in_l, const nhwc_layout& out_l,
                           const types::sig::detail::pool2d::geometry& g, F&& f) {
-  const auto in_h = static_cast<std::int64_t>(in_l.h), in_w = static_cast<std::int64_t>(in_l.w);
-  for (std::size_t n = 0; n < out_l.n; ++n) {
-    for (std::size_t oh = 0; oh < out_l.h; ++oh) {
-      const std::int64_t y0 = static_cast<std::int64_t>(oh) * g.stride_h - g.pad_h.head;
-      const std::int64_t y_begin = std::max<std::int64_t>(y0, 0);
-      const std::int64_t y_end = std::min<std::int64_t>(y0 + g.filter_h, in_h);
-      for (std::size_t ow = 0; ow < out_l.w; ++ow) {
-        const std::int64_t x0 = static_cast<std::int64_t>(ow) * g.stride_w - g.pad_w.head;
-        f(n, oh, ow,
-          pool_window{y_begin, y_end, std::max<std::int64_t>(x0, 0), std::min<std::int64_t>(x0 + g.filter_w, in_w)});
-      }
-    }
-  }
+  for (std::size_t n = 0; n < out_l.n; ++n)
+    for (std::size_t oh = 0; oh < out_l.h; ++oh)
+      for (std::size_t ow = 0; ow < out_l.w; ++ow) f(n, oh, ow, pool_window::of(oh, ow, in_l, g));
 }
 
 /// out[n, oh, ow, c] = finish(fold(step, window(n, oh, ow, c)), count) for every output

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "nnhal/ops/kernels/binary.hpp"
+#include "nnhal/ops/kernels/pool_window.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
 #include "nnhal/ops/simd/cpu.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
@@ -45,23 +46,11 @@ NNHAL_TARGET_AVX512 inline __m512 clamp512(__m512 v, float_range r) noexcept {
   return _mm512_maskz_min_ps(all16, _mm512_set1_ps(r.hi), _mm512_maskz_max_ps(all16, _mm512_set1_ps(r.lo), v));
 }
 
-/// Window rows [y_begin, y_end) and columns [x_begin, x_end) of output pixel (oh, ow).
-struct window_rows {
-  std::int64_t y_begin, y_end, x_begin, x_end;
-};
-inline window_rows window_of(std::size_t oh, std::size_t ow, const nhwc_layout& in_l,
-                             const types::sig::detail::pool2d::geometry& g) noexcept {
-  const std::int64_t y0 = static_cast<std::int64_t>(oh) * g.stride_h - g.pad_h.head;
-  const std::int64_t x0 = static_cast<std::int64_t>(ow) * g.stride_w - g.pad_w.head;
-  return {std::max<std::int64_t>(y0, 0), std::min<std::int64_t>(y0 + g.filter_h, static_cast<std::int64_t>(in_l.h)),
-          std::max<std::int64_t>(x0, 0), std::min<std::int64_t>(x0 + g.filter_w, static_cast<std::int64_t>(in_l.w))};
-}
-
 /// V vectors (16 V channels from `c0`, the last one masked by `tail`) of one output
 /// pixel: accumulated over the window in registers, finished and stored once.
 template <std::size_t V, class Lane>
 NNHAL_TARGET_AVX512 inline void pool_f32_block(const float* in, const nhwc_layout& in_l, std::size_t n,
-                                               const window_rows& w, std::int64_t count, std::size_t c0,
+                                               const pool_window& w, std::int64_t count, std::size_t c0,
                                                __mmask16 tail, const Lane& lane, float* q) {
   __m512 acc[V];
 #pragma GCC unroll 4
@@ -88,8 +77,8 @@ NNHAL_TARGET_AVX512 void pool_f32_nhwc(const float* in, const nhwc_layout& in_l,
   for (std::size_t n = 0; n < out_l.n; ++n)
     for (std::size_t oh = 0; oh < out_l.h; ++oh)
       for (std::size_t ow = 0; ow < out_l.w; ++ow) {
-        const window_rows w = window_of(oh, ow, in_l, g);
-        const std::int64_t count = std::max<std::int64_t>((w.y_end - w.y_begin) * (w.x_end - w.x_begin), 1);
+        const pool_window w = pool_window::of(oh, ow, in_l, g);
+        const std::int64_t count = w.count();
         float* q = out + out_l.offset(n, oh, ow, 0);
         std::size_t c0 = 0;
         for (; c0 + 64 <= channels; c0 += 64) pool_f32_block<4>(in, in_l, n, w, count, c0, 0xFFFF, lane, q);
@@ -119,7 +108,7 @@ NNHAL_TARGET_AVX512 void max_pool_q8_nhwc(const S* in, const nhwc_layout& in_l, 
   for (std::size_t n = 0; n < out_l.n; ++n)
     for (std::size_t oh = 0; oh < out_l.h; ++oh)
       for (std::size_t ow = 0; ow < out_l.w; ++ow) {
-        const window_rows w = window_of(oh, ow, in_l, g);
+        const pool_window w = pool_window::of(oh, ow, in_l, g);
         S* q = out + out_l.offset(n, oh, ow, 0);
         for (std::size_t c0 = 0; c0 < channels; c0 += 64) {
           const std::size_t left = channels - c0;
@@ -147,7 +136,7 @@ NNHAL_TARGET_AVX512 void max_pool_q8_nhwc(const S* in, const nhwc_layout& in_l, 
 /// from c0, the last masked by `tail`.
 template <std::size_t V, class S>
 NNHAL_TARGET_AVX512 inline void average_q8_block(const S* in, const nhwc_layout& in_l, std::size_t n,
-                                                 const window_rows& w, std::int64_t count, std::size_t c0,
+                                                 const pool_window& w, std::int64_t count, std::size_t c0,
                                                  __mmask16 tail, __m512i lo, __m512i hi, S* q) {
   constexpr std::int32_t shift = std::is_signed_v<S> ? 128 : 0;
   const __m128i flip = _mm_set1_epi8(static_cast<char>(shift ? 0x80 : 0));
@@ -191,8 +180,8 @@ NNHAL_TARGET_AVX512 void average_pool_q8_nhwc(const S* in, const nhwc_layout& in
   for (std::size_t n = 0; n < out_l.n; ++n)
     for (std::size_t oh = 0; oh < out_l.h; ++oh)
       for (std::size_t ow = 0; ow < out_l.w; ++ow) {
-        const window_rows w = window_of(oh, ow, in_l, g);
-        const std::int64_t count = std::max<std::int64_t>((w.y_end - w.y_begin) * (w.x_end - w.x_begin), 1);
+        const pool_window w = pool_window::of(oh, ow, in_l, g);
+        const std::int64_t count = w.count();
         S* q = out + out_l.offset(n, oh, ow, 0);
         std::size_t c0 = 0;
         for (; c0 + 64 <= channels; c0 += 64) average_q8_block<4>(in, in_l, n, w, count, c0, 0xFFFF, vlo, vhi, q);
