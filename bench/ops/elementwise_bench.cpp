@@ -4,7 +4,11 @@
 // Names: elementwise/<op>/<dtype>/<elements>/<impl>.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 
 #include "support/op_fixture.hpp"
@@ -27,6 +31,40 @@ void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std:
                {{dt.type, {n}, dt.scale, dt.zero_point}, {dt.type, {n}, dt.scale, dt.zero_point},
                 scalar<std::int32_t>(OperandType::INT32, 0)},
                {{dt.type, {n}, dt.scale * 2, dt.zero_point}});
+  if (f.time(state)) report_traffic(state, f.bytes_moved());
+}
+
+/// One unary case: the operation, its input and output types and quantization, and any
+/// scalar operands after the input (ELU's alpha).
+struct unary_case {
+  const char* name;
+  OperationType op;
+  dtype_spec in, out;
+  float out_scale;  // quantized output: its scale and zero point
+  std::int32_t out_zero_point;
+};
+
+const unary_case unary_cases[] = {
+    {"relu6", OperationType::RELU6, f32, f32, 0.0f, 0},
+    {"abs", OperationType::ABS, f32, f32, 0.0f, 0},
+    {"neg", OperationType::NEG, f32, f32, 0.0f, 0},
+    {"floor", OperationType::FLOOR, f32, f32, 0.0f, 0},
+    {"sqrt", OperationType::SQRT, f32, f32, 0.0f, 0},
+    {"logistic", OperationType::LOGISTIC, f32, f32, 0.0f, 0},
+    {"tanh", OperationType::TANH, f32, f32, 0.0f, 0},
+    {"elu", OperationType::ELU, f32, f32, 0.0f, 0},
+    {"hard_swish", OperationType::HARD_SWISH, f32, f32, 0.0f, 0},
+    {"quantize", OperationType::QUANTIZE, f32, qu8, 0.05f, 128},
+    {"relu6", OperationType::RELU6, qu8, qu8, 0.05f, 128},
+    {"logistic", OperationType::LOGISTIC, qu8, qu8, 1.0f / 256, 0},
+    {"tanh", OperationType::TANH, qu8, qu8, 1.0f / 128, 128},
+    {"dequantize", OperationType::DEQUANTIZE, qu8, f32, 0.0f, 0},
+};
+
+void nnhal_unary(benchmark::State& state, const unary_case& c, std::uint32_t n) {
+  std::vector<operand_spec> ins{{c.in.type, {n}, c.in.scale, c.in.zero_point}};
+  if (c.op == OperationType::ELU) ins.push_back(scalar<float>(OperandType::FLOAT32, 1.0f));
+  op_fixture f(c.op, std::move(ins), {{c.out.type, {n}, c.out_scale, c.out_zero_point}});
   if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
@@ -78,6 +116,102 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
   }
   if (xnn_time_operator(state, s, o)) report_traffic(state, 3 * n * esize);
 }
+
+/// Creates, sets up and runs the XNNPACK counterpart of unary case `c` on n elements
+/// (channels n, batch 1); skipped where XNNPACK has no such operator.
+void xnnpack_unary(benchmark::State& state, const unary_case& c, std::uint32_t n) {
+  if (!xnn_ready()) {
+    state.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  const std::size_t in_size = types::type_info(c.in.type).element_size, out_size = types::type_info(c.out.type).element_size;
+  std::vector<std::byte> x(n * in_size), y(n * out_size);
+  {
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> f(-4.0f, 4.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (in_size == 4) {
+        const float v = f(rng);
+        std::memcpy(x.data() + 4 * i, &v, 4);
+      } else {
+        x[i] = static_cast<std::byte>(rng() & 0xFF);
+      }
+    }
+  }
+  const auto* xf = reinterpret_cast<const float*>(x.data());
+  auto* yf = reinterpret_cast<float*>(y.data());
+  const auto* xq = reinterpret_cast<const std::uint8_t*>(x.data());
+  auto* yq = reinterpret_cast<std::uint8_t*>(y.data());
+  const auto in_zp = static_cast<std::uint8_t>(c.in.zero_point), out_zp = static_cast<std::uint8_t>(c.out_zero_point);
+  xnn_operator_t o = nullptr;
+  xnn_status s = xnn_status_unsupported_parameter;
+  const bool float_in = c.in.type == OperandType::TENSOR_FLOAT32;
+  switch (c.op) {
+    case OperationType::RELU6:
+      if (float_in) {
+        s = xnn_create_clamp_nc_f32(n, n, n, 0.0f, 6.0f, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_clamp_nc_f32(o, 1, xf, yf, nullptr);
+      } else {
+        const auto six = static_cast<std::uint8_t>(std::min(255.0f, std::round(6.0f / c.in.scale) + c.in.zero_point));
+        s = xnn_create_clamp_nc_u8(n, n, n, in_zp, six, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_clamp_nc_u8(o, 1, xq, yq, nullptr);
+      }
+      break;
+    case OperationType::ABS:
+      s = xnn_create_abs_nc_f32(n, n, n, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_abs_nc_f32(o, 1, xf, yf, nullptr);
+      break;
+    case OperationType::NEG:
+      s = xnn_create_negate_nc_f32(n, n, n, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_negate_nc_f32(o, 1, xf, yf, nullptr);
+      break;
+    case OperationType::FLOOR:
+      s = xnn_create_floor_nc_f32(n, n, n, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_floor_nc_f32(o, 1, xf, yf, nullptr);
+      break;
+    case OperationType::SQRT:
+      s = xnn_create_square_root_nc_f32(n, n, n, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_square_root_nc_f32(o, 1, xf, yf, nullptr);
+      break;
+    case OperationType::LOGISTIC:
+      if (float_in) {
+        s = xnn_create_sigmoid_nc_f32(n, n, n, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_sigmoid_nc_f32(o, 1, xf, yf, nullptr);
+      } else {
+        s = xnn_create_sigmoid_nc_qu8(n, n, n, in_zp, c.in.scale, out_zp, c.out_scale, 0, 255, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_sigmoid_nc_qu8(o, 1, xq, yq, nullptr);
+      }
+      break;
+    case OperationType::TANH:
+      if (!float_in) {  // Debian's XNNPACK has no float32 tanh operator
+        s = xnn_create_tanh_nc_qu8(n, n, n, in_zp, c.in.scale, out_zp, c.out_scale, 0, 255, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_tanh_nc_qu8(o, 1, xq, yq, nullptr);
+      }
+      break;
+    case OperationType::ELU:
+      s = xnn_create_elu_nc_f32(n, n, n, 1.0f, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_elu_nc_f32(o, 1, xf, yf, nullptr);
+      break;
+    case OperationType::HARD_SWISH:
+      s = xnn_create_hardswish_nc_f32(n, n, n, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_hardswish_nc_f32(o, 1, xf, yf, nullptr);
+      break;
+    case OperationType::QUANTIZE:
+      s = xnn_create_convert_nc_f32_qu8(n, n, n, c.out_scale, out_zp, 0, 255, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_convert_nc_f32_qu8(o, 1, xf, yq, nullptr);
+      break;
+    case OperationType::DEQUANTIZE:
+      s = xnn_create_convert_nc_qu8_f32(n, n, n, c.in.scale, in_zp, 0, &o);
+      if (s == xnn_status_success) s = xnn_setup_convert_nc_qu8_f32(o, 1, xq, yf, nullptr);
+      break;
+    default: break;
+  }
+  if (s == xnn_status_unsupported_parameter && o == nullptr) {
+    state.SkipWithError("no XNNPACK counterpart");
+    return;
+  }
+  if (xnn_time_operator(state, s, o)) report_traffic(state, n * (in_size + out_size));
+}
 #endif
 
 // --- registration ------------------------------------------------------------------------
@@ -94,6 +228,17 @@ int register_all() {
         benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_binary, op, dt, n);
 #endif
       }
+    }
+  }
+  for (const unary_case& c : unary_cases) {
+    for (std::uint32_t bytes : {l2_bytes, dram_bytes}) {
+      const std::uint32_t n = bytes / static_cast<std::uint32_t>(types::type_info(c.in.type).element_size);
+      const std::string base = std::string("elementwise/") + c.name + "/" + c.in.name + "/" + std::to_string(n) + "/";
+      benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_unary, c, n);
+#if NNHAL_BENCH_XNNPACK
+      const bool has_counterpart = !(c.op == OperationType::TANH && c.in.type == OperandType::TENSOR_FLOAT32);
+      if (has_counterpart) benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_unary, c, n);
+#endif
     }
   }
   return 0;

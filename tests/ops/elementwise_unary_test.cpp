@@ -301,13 +301,14 @@ std::vector<double> simd_values(std::mt19937& rng, std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("simd: float32 vectorized paths equal the reference (exact ops) or stay within the CTS tolerance") {
-  constexpr std::size_t lanes = xsimd::batch<float, vu::simd_arch>::size;
-  std::vector<std::size_t> sizes;
-  for (std::size_t n = 1; n <= 2 * lanes + 1; ++n) sizes.push_back(n);
-  for (std::size_t n : {15, 16, 17, 31, 32, 33, 1000}) sizes.push_back(n);
-  std::mt19937 seeds(0x51D);
-  for (const auto& c : simd_cases()) {
+namespace {
+
+/// Each case's `vectorized` kernel against its reference on n in `sizes`, data aligned and
+/// misaligned: bit for bit where the case is exact, else within the CTS float32 tolerance.
+void check_against_reference(const std::vector<simd_case>& cases, const std::vector<std::size_t>& sizes,
+                             std::uint32_t seed0) {
+  std::mt19937 seeds(seed0);
+  for (const auto& c : cases) {
     for (std::size_t n : sizes) {
       for (std::size_t misalign : {0, 1}) {
         const auto seed = seeds();
@@ -333,11 +334,129 @@ TEST_CASE("simd: float32 vectorized paths equal the reference (exact ops) or sta
   }
 }
 
-TEST_CASE("simd: the bound float32 kernels are the vectorized ones") {
-  // ops::bind picks the SIMD path for float32; its results equal vectorized<> exactly.
+#if NNHAL_HAVE_X86_KERNELS
+/// The AVX-512 float32 kernels, exact where they do the reference's IEEE operations.
+std::vector<simd_case> avx512_cases() {
+  using ty::f32;
+  return {
+      {OpT::ABS, ops::abs::op::avx512_f32, ops::abs::reference<f32>, true},
+      {OpT::NEG, ops::neg::op::avx512_f32, ops::neg::reference<f32>, true},
+      {OpT::FLOOR, ops::floor::op::avx512_f32, ops::floor::reference<f32>, true},
+      {OpT::SQRT, ops::sqrt::op::avx512_f32, ops::sqrt::reference<f32>, true},
+      {OpT::RSQRT, ops::rsqrt::op::avx512_f32, ops::rsqrt::reference<f32>, true},
+      {OpT::RELU, ops::relu::op::avx512_f32, ops::relu::reference<f32>, true},
+      {OpT::RELU1, ops::relu1::op::avx512_f32, ops::relu1::reference<f32>, true},
+      {OpT::RELU6, ops::relu6::op::avx512_f32, ops::relu6::reference<f32>, true},
+      {OpT::HARD_SWISH, ops::hard_swish::op::avx512_f32, ops::hard_swish::reference<f32>, true},
+      {OpT::EXP, ops::exp::op::avx512_f32, ops::exp::reference<f32>, false},
+      {OpT::LOGISTIC, ops::logistic::op::avx512_f32, ops::logistic::reference<f32>, false},
+      {OpT::TANH, ops::tanh::op::avx512_f32, ops::tanh::reference<f32>, false},
+      {OpT::ELU, ops::elu::avx512_f32, ops::elu::reference<f32>, false},
+  };
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("simd: float32 vectorized paths equal the reference (exact ops) or stay within the CTS tolerance") {
+  constexpr std::size_t lanes = xsimd::batch<float, vu::simd_arch>::size;
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 1; n <= 2 * lanes + 1; ++n) sizes.push_back(n);
+  for (std::size_t n : {15, 16, 17, 31, 32, 33, 1000}) sizes.push_back(n);
+  check_against_reference(simd_cases(), sizes, 0x51D);
+}
+
+#if NNHAL_HAVE_X86_KERNELS
+TEST_CASE("simd: AVX-512 float32 paths equal the reference (exact ops) or stay within the CTS tolerance") {
+  if (!nnhal::simd::cpu().avx512) return;
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 1; n <= 33; ++n) sizes.push_back(n);
+  for (std::size_t n : {63, 64, 65, 100, 1000, 4099}) sizes.push_back(n);
+  check_against_reference(avx512_cases(), sizes, 0x512);
+  // Near 0, where tanh switches from its polynomial to the exp form, and where logistic and
+  // ELU leave their linear region: dense values, compared within the tolerance.
+  std::vector<double> near0;
+  for (int i = -400; i <= 400; ++i) near0.push_back(i / 1600.0);
+  const tensor x = values(OT::TENSOR_FLOAT32, {static_cast<std::uint32_t>(near0.size())}, near0);
+  for (const auto& c : avx512_cases()) {
+    if (c.exact || c.op == OpT::ELU) continue;
+    INFO(str(c.op));
+    const tensor v = run_entry1(c.op, c.vectorized, {x}, decl(OT::TENSOR_FLOAT32, {}));
+    const tensor r = run_entry1(c.op, c.reference, {x}, decl(OT::TENSOR_FLOAT32, {}));
+    for (std::size_t i = 0; i < near0.size(); ++i)
+      CHECK_MESSAGE(close(v.get<float>(i), r.get<float>(i), OT::TENSOR_FLOAT32), "x=" << near0[i]);
+  }
+}
+
+TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(0x0512);
+  for (std::size_t n : {1, 5, 15, 16, 17, 33, 64, 100, 1000}) {
+    for (OT qt : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+      const float s = random_scale(rng, 1e-2, 4.0);
+      const std::int32_t zp = std::uniform_int_distribution<std::int32_t>(static_cast<std::int32_t>(qmin(qt)),
+                                                                          static_cast<std::int32_t>(qmax(qt)))(rng);
+      INFO(str(qt) << " n=" << n << " scale=" << s << " zp=" << zp);
+      // Values on and next to the rounding ties, far out of range, and the special ones.
+      std::vector<double> v = simd_values(rng, n);
+      for (std::size_t i = 0; i < n; i += 3) v[i] = (std::uniform_int_distribution<int>(-400, 400)(rng) + 0.5) * s;
+      const tensor f = values(OT::TENSOR_FLOAT32, {static_cast<std::uint32_t>(n)}, v);
+      const tensor od = decl(qt, {}, s, zp);
+      const tensor got = run_ok1(OpT::QUANTIZE, {f}, od);  // bound: AVX-512 on this CPU
+      const tensor want = qt == OT::TENSOR_QUANT8_ASYMM
+                              ? run_entry1(OpT::QUANTIZE, ops::quantize::reference<ty::f32, ty::qu8>, {f}, od)
+                              : run_entry1(OpT::QUANTIZE, ops::quantize::reference<ty::f32, ty::qs8>, {f}, od);
+      CHECK(raws(got) == raws(want));
+      tensor q = make_tensor(qt, {static_cast<std::uint32_t>(n)}, s, zp);
+      for (std::size_t i = 0; i < n; ++i) q.put(i, std::uniform_int_distribution<int>(0, 255)(rng) + static_cast<int>(qmin(qt)));
+      const tensor fd = decl(OT::TENSOR_FLOAT32, {});
+      const tensor back = run_ok1(OpT::DEQUANTIZE, {q}, fd);
+      const tensor back_ref = qt == OT::TENSOR_QUANT8_ASYMM
+                                  ? run_entry1(OpT::DEQUANTIZE, ops::dequantize::reference<ty::qu8, ty::f32>, {q}, fd)
+                                  : run_entry1(OpT::DEQUANTIZE, ops::dequantize::reference<ty::qs8, ty::f32>, {q}, fd);
+      CHECK(back.bytes == back_ref.bytes);
+    }
+  }
+}
+
+TEST_CASE("8-bit tables and clamps: the bound kernels equal the reference at every length") {
+  // The AVX-512 table (VBMI) and clamp loops work 64 bytes at a time with a masked tail.
+  std::mt19937 rng(0x7AB);
+  for (std::size_t n : {1, 7, 63, 64, 65, 127, 128, 200, 1000}) {
+    for (OT qt : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+      const bool u = qt == OT::TENSOR_QUANT8_ASYMM;
+      tensor x = make_tensor(qt, {static_cast<std::uint32_t>(n)}, 0.05f, u ? 100 : -28);
+      for (std::size_t i = 0; i < n; ++i) x.put(i, std::uniform_int_distribution<int>(0, 255)(rng) + static_cast<int>(qmin(qt)));
+      INFO(str(qt) << " n=" << n);
+      const tensor lo = decl(qt, {}, 1.0f / 256, u ? 0 : -128);
+      const tensor got = run_ok1(OpT::LOGISTIC, {x}, lo);
+      const tensor want = u ? run_entry1(OpT::LOGISTIC, ops::logistic::reference<ty::qu8>, {x}, lo)
+                            : run_entry1(OpT::LOGISTIC, ops::logistic::reference<ty::qs8>, {x}, lo);
+      CHECK(raws(got) == raws(want));
+      const tensor same = decl(qt, {}, 0.05f, u ? 100 : -28);
+      const tensor c = run_ok1(OpT::RELU6, {x}, same);
+      const tensor c_ref = u ? run_entry1(OpT::RELU6, ops::relu6::reference<ty::qu8>, {x}, same)
+                             : run_entry1(OpT::RELU6, ops::relu6::reference<ty::qs8>, {x}, same);
+      CHECK(raws(c) == raws(c_ref));
+    }
+  }
+}
+#endif
+
+TEST_CASE("simd: the bound float32 kernels are the fastest ones this CPU has") {
+  // ops::bind picks AVX-512 where the CPU has it and the op has it, else the xsimd path;
+  // its results equal that kernel's exactly.
   std::mt19937 rng(77);
   const tensor x = values(OT::TENSOR_FLOAT32, {3, 37}, simd_values(rng, 111));
-  for (const auto& c : simd_cases()) {
+  std::vector<simd_case> cases = simd_cases();
+#if NNHAL_HAVE_X86_KERNELS
+  if (nnhal::simd::cpu().avx512) {
+    for (auto& c : cases)
+      for (const auto& a : avx512_cases())
+        if (a.op == c.op) c.vectorized = a.vectorized;
+  }
+#endif
+  for (const auto& c : cases) {
     INFO(str(c.op));
     std::vector<tensor> ins{x};
     if (c.op == OpT::ELU) ins.push_back(scalar_f32(1.25f));

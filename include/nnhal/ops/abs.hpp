@@ -16,6 +16,11 @@ struct lane {
   xsimd::batch<float, Arch> operator()(const xsimd::batch<float, Arch>& x) const noexcept {
     return xsimd::abs(x);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    return kernels::vunary::avx512::magnitude(x);
+  }
+#endif
 };
 struct spec {
   static std::int32_t int32_value(std::int32_t x) noexcept {

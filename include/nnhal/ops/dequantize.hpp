@@ -39,11 +39,27 @@ void reference(const kernel_io& io) {
   }
 }
 
+#if NNHAL_HAVE_X86_KERNELS
+/// Per-tensor 8-bit In to float32 on AVX-512, the reference's operations 16 at a time:
+/// bit-exact with it (tests check it). Call only when simd::cpu().avx512 is true.
+template <types::quantized_element In>
+void avx512_f32(const kernel_io& io) {
+  const auto in = io.input<In>(0);
+  auto out = io.output<types::f32>(0);
+  kernels::vunary::avx512::dequantize_loop(in.data, out.data, out.size(), io.in[0].scale, io.in[0].zero_point);
+}
+#endif
+
 namespace detail {
 template <types::quantized_element In>
 types::result<kernel> bind_from(const bind_context& c) {
   switch (c.out[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{reference<In, types::f32>};
+    case OperandType::TENSOR_FLOAT32:
+#if NNHAL_HAVE_X86_KERNELS
+      if constexpr (!std::is_same_v<In, types::qc8>)
+        if (simd::cpu().avx512) return kernel{avx512_f32<In>};
+#endif
+      return kernel{reference<In, types::f32>};
     case OperandType::TENSOR_FLOAT16: return kernel{reference<In, types::f16>};
     default: return unsupported(c);
   }

@@ -22,6 +22,17 @@ struct lane {
     const batch neg = batch(alpha) * (xsimd::exp(x) - batch(1.0f));
     return xsimd::select(zero < x, x, zero) + xsimd::select(neg < zero, neg, zero);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  /// The same expression with exp512; within the CTS float32 tolerance (tests check it).
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    using simd::avx512::all16;
+    const __m512 zero = _mm512_setzero_ps();
+    const __m512 neg = _mm512_maskz_mul_ps(
+        all16, _mm512_set1_ps(alpha), _mm512_maskz_sub_ps(all16, kernels::vunary::avx512::exp512(x), _mm512_set1_ps(1.0f)));
+    // (0 < x ? x : 0) + (neg < 0 ? neg : 0): vmaxps(x, 0) and vminps(neg, 0) select alike.
+    return _mm512_maskz_add_ps(all16, _mm512_maskz_max_ps(all16, x, zero), _mm512_maskz_min_ps(all16, neg, zero));
+  }
+#endif
 };
 
 /// alpha as float (FLOAT16 widened exactly).
@@ -44,12 +55,21 @@ void vectorized(const kernel_io& io) {
   kernels::vunary::f32_simd<Arch>(io, lane{alpha_of<types::f32>(io)});
 }
 
+#if NNHAL_HAVE_X86_KERNELS
+/// float32 with exp512; call only when simd::cpu().avx512 is true. Within the CTS float32
+/// tolerance of the reference (tests check it).
+inline void avx512_f32(const kernel_io& io) { kernels::vunary::avx512::f32_tensor(io, lane{alpha_of<types::f32>(io)}); }
+#endif
+
 inline types::result<kernel> bind(const bind_context& c) {
   return bind_for<types::f32, types::f16>(c, c.in[0].type, []<class E>(E) {
-    if constexpr (std::is_same_v<E, types::f32> && kernels::vunary::has_simd)
-      return kernel{vectorized<kernels::vunary::simd_arch>};
-    else
-      return kernel{reference<E>};
+    if constexpr (std::is_same_v<E, types::f32>) {
+#if NNHAL_HAVE_X86_KERNELS
+      if (simd::cpu().avx512) return kernel{avx512_f32};
+#endif
+      if constexpr (kernels::vunary::has_simd) return kernel{vectorized<kernels::vunary::simd_arch>};
+    }
+    return kernel{reference<E>};
   });
 }
 

@@ -14,6 +14,12 @@ struct lane {
   xsimd::batch<float, Arch> operator()(const xsimd::batch<float, Arch>& x) const noexcept {
     return xsimd::exp(x);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  /// Within the CTS float32 tolerance of std::exp (tests check it).
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    return kernels::vunary::avx512::exp512(x);
+  }
+#endif
 };
 using op = kernels::vunary::unary_op<lane>;
 

@@ -24,6 +24,16 @@ struct lane {
     using batch = xsimd::batch<float, Arch>;
     return x * relu6(x + batch(3.0f)) / batch(6.0f);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  /// The reference's operations, each rounded on its own (explicitly rounded intrinsics
+  /// cannot be contracted into FMAs): bit-exact with it.
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    using simd::avx512::all16;
+    constexpr int exact = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 r6 = relu6.step512(_mm512_maskz_add_round_ps(all16, x, _mm512_set1_ps(3.0f), exact));
+    return _mm512_maskz_div_round_ps(all16, _mm512_maskz_mul_round_ps(all16, x, r6, exact), _mm512_set1_ps(6.0f), exact);
+  }
+#endif
 };
 
 /// The int16 multipliers of the quantized path, derived as the AOSP path does (in float).

@@ -18,6 +18,15 @@ struct lane {
     using batch = xsimd::batch<float, Arch>;
     return batch(1.0f) / (batch(1.0f) + xsimd::exp(-x));
   }
+#if NNHAL_HAVE_X86_KERNELS
+  /// 1 / (1 + e^-x) with exp512; within the CTS float32 tolerance (tests check it).
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    using simd::avx512::all16;
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 e = kernels::vunary::avx512::exp512(_mm512_maskz_sub_ps(all16, _mm512_setzero_ps(), x));
+    return _mm512_maskz_div_ps(all16, one, _mm512_maskz_add_ps(all16, one, e));
+  }
+#endif
 };
 /// Q0.31 to 1/256 steps (zero point 0 on the unsigned scale).
 using spec = kernels::vunary::squash_quant<kernels::vunary::fixed::logistic<kernels::vunary::input_integer_bits>, 23, 0>;

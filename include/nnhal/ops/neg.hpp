@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "nnhal/ops/kernels/unary.hpp"
 
@@ -15,6 +16,12 @@ struct lane {
   xsimd::batch<float, Arch> operator()(const xsimd::batch<float, Arch>& x) const noexcept {
     return -x;
   }
+#if NNHAL_HAVE_X86_KERNELS
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    return _mm512_castsi512_ps(
+        _mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(std::numeric_limits<std::int32_t>::min())));
+  }
+#endif
 };
 struct spec {
   static std::int32_t int32_value(std::int32_t x) noexcept {

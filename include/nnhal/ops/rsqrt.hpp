@@ -19,6 +19,12 @@ struct lane {
   xsimd::batch<float, Arch> operator()(const xsimd::batch<float, Arch>& x) const noexcept {
     return xsimd::batch<float, Arch>(1.0f) / xsimd::sqrt(x);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    using simd::avx512::all16;
+    return _mm512_maskz_div_ps(all16, _mm512_set1_ps(1.0f), _mm512_maskz_sqrt_ps(all16, x));
+  }
+#endif
 };
 
 struct quant_params {

@@ -18,6 +18,7 @@
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
+#include "nnhal/ops/kernels/unary_avx512.hpp"
 #include "nnhal/ops/quant/fixed_point.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 #include "nnhal/types/signatures/softmax.hpp"
@@ -264,26 +265,6 @@ void vectorized(const kernel_io& io) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-/// e^x for x <= 0 (and NaN), 16 lanes: x = n ln 2 + r with |r| <= ln 2 / 2, e^r by its
-/// degree-6 Taylor polynomial (relative error below 2e-7), scaled by 2^n with vscalefps
-/// (which flushes very negative x to 0 instead of wrapping the exponent).
-NNHAL_TARGET_AVX512 inline __m512 exp_nonpositive(__m512 x) {
-  using simd::avx512::all16;
-  const __m512 n = _mm512_maskz_roundscale_ps(all16, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  // r = x - n ln 2, with ln 2 split in two so that n * hi is exact.
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
-  __m512 p = _mm512_set1_ps(1.0f / 720);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  return _mm512_maskz_scalef_ps(all16, p, n);
-}
-
 /// The maximum / sum of 16 lanes (through memory: GCC 12's _mm512_reduce_* forms warn in
 /// every includer, see simd/fixed_point_avx512.hpp).
 NNHAL_TARGET_AVX512 inline float lanes_max(__m512 v) {
@@ -324,13 +305,13 @@ NNHAL_TARGET_AVX512 inline void softmax_f32_avx512(const kernel_io& io) {
     const __m512 vmax = _mm512_set1_ps(lanes_max(m));
     __m512 sum = _mm512_setzero_ps();
     for (std::size_t k = 0; k < whole; k += 16) {
-      const __m512 e = exp_nonpositive(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + k), vmax), vbeta));
+      const __m512 e = kernels::vunary::avx512::exp512(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + k), vmax), vbeta));
       _mm512_storeu_ps(y + k, e);
       sum = _mm512_add_ps(sum, e);
     }
     if (tail) {
       const __m512 v = _mm512_maskz_loadu_ps(tail, x + whole);
-      const __m512 e = _mm512_maskz_mov_ps(tail, exp_nonpositive(_mm512_mul_ps(_mm512_sub_ps(v, vmax), vbeta)));
+      const __m512 e = _mm512_maskz_mov_ps(tail, kernels::vunary::avx512::exp512(_mm512_mul_ps(_mm512_sub_ps(v, vmax), vbeta)));
       _mm512_mask_storeu_ps(y + whole, tail, e);
       sum = _mm512_add_ps(sum, e);
     }

@@ -14,6 +14,11 @@ struct lane {
   xsimd::batch<float, Arch> operator()(const xsimd::batch<float, Arch>& x) const noexcept {
     return xsimd::sqrt(x);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    return _mm512_maskz_sqrt_ps(simd::avx512::all16, x);
+  }
+#endif
 };
 using op = kernels::vunary::unary_op<lane>;
 

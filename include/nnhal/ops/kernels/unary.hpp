@@ -23,6 +23,7 @@
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/binary.hpp"
+#include "nnhal/ops/kernels/unary_avx512.hpp"
 #include "nnhal/ops/kernels/unary_fixed_point.hpp"
 #include "nnhal/ops/quant/fixed_point.hpp"
 
@@ -74,10 +75,15 @@ void f32_simd(const kernel_io& io, const Lane& lane) {
   for (; i < n; ++i) dst[i] = lane(src[i]);
 }
 
-/// The float32 kernel for a lane: the SIMD loop where the lane has a batch overload and
-/// the build has SIMD, else the scalar loop.
+/// The float32 kernel for a lane: the AVX-512 loop where the lane has a step512 and the CPU
+/// has AVX-512, else the SIMD loop where the lane has a batch overload and the build has
+/// SIMD, else the scalar loop.
 template <class Lane>
 kernel f32_kernel(Lane lane) {
+#if NNHAL_HAVE_X86_KERNELS
+  if constexpr (avx512::lane512<Lane>)
+    if (simd::cpu().avx512) return [lane](const kernel_io& io) { avx512::f32_tensor(io, lane); };
+#endif
   if constexpr (has_simd) {
     if constexpr (simd_lane<Lane, simd_arch>) return [lane](const kernel_io& io) { f32_simd<simd_arch>(io, lane); };
   }
@@ -117,10 +123,19 @@ void table8_loop(const kernel_io& io, const table8<typename E::storage>& t) {
   map<E, E>(io, [&t](S v) { return t[static_cast<std::size_t>(int{v} - lo)]; });
 }
 
-/// The table kernel of E for a per-value function (evaluated 256 times, here, at bind).
+/// The table kernel of E for a per-value function (evaluated 256 times, here, at bind):
+/// byte permutes when the CPU has AVX512-VBMI, else a scalar lookup per element.
 template <types::quantized_element E, class F>
 kernel table8_kernel(F&& f) {
   auto t = make_table8<typename E::storage>(std::forward<F>(f));
+#if NNHAL_HAVE_X86_KERNELS
+  if (simd::cpu().avx512_vbmi)
+    return [t](const kernel_io& io) {
+      const auto in = io.input<E>(0);
+      auto out = io.output<E>(0);
+      avx512::table8_loop(in.data, out.data, out.size(), t.data());
+    };
+#endif
   return [t](const kernel_io& io) { table8_loop<E>(io, t); };
 }
 
@@ -141,11 +156,27 @@ struct clamp_lane {
     const batch v = xsimd::select(l < x, x, l);
     return xsimd::select(h < v, h, v);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  /// vmaxps(a, b) is a > b ? a : b and vminps(a, b) is a < b ? a : b: the same selections.
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    using simd::avx512::all16;
+    const __m512 v = _mm512_maskz_max_ps(all16, x, _mm512_set1_ps(lo));
+    return _mm512_maskz_min_ps(all16, _mm512_set1_ps(hi), v);
+  }
+#endif
 };
 
 /// Clamps stored quantized values to [lo, hi] (the activation's range in the stored domain).
 template <types::quantized_element E>
 void clamp_quant(const kernel_io& io, std::int32_t lo, std::int32_t hi) {
+#if NNHAL_HAVE_X86_KERNELS
+  if constexpr (byte_storage<typename E::storage>)
+    if (simd::cpu().avx512) {
+      const auto in = io.input<E>(0);
+      auto out = io.output<E>(0);
+      return avx512::clamp8_loop(in.data, out.data, out.size(), lo, hi);
+    }
+#endif
   using S = typename E::storage;
   map<E, E>(io, [lo, hi](S v) {
     const std::int32_t x = v;
@@ -259,6 +290,14 @@ struct unary_op {
   static void vectorized(const kernel_io& io) {
     f32_simd<Arch>(io, Lane{});
   }
+#if NNHAL_HAVE_X86_KERNELS
+  /// float32 on AVX-512; call only when simd::cpu().avx512 is true.
+  static void avx512_f32(const kernel_io& io)
+  requires avx512::lane512<Lane>
+  {
+    avx512::f32_tensor(io, Lane{});
+  }
+#endif
 
   static types::result<kernel> bind(const bind_context& c) {
     return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(
@@ -311,6 +350,10 @@ struct activation_op {
   static void vectorized(const kernel_io& io) {
     f32_simd<Arch>(io, lane);
   }
+#if NNHAL_HAVE_X86_KERNELS
+  /// float32 on AVX-512; call only when simd::cpu().avx512 is true.
+  static void avx512_f32(const kernel_io& io) { avx512::f32_tensor(io, lane); }
+#endif
 
   /// SIMD float32; the quant8 bounds computed here, once.
   static types::result<kernel> bind(const bind_context& c) {

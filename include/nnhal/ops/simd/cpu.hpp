@@ -10,6 +10,7 @@ struct cpu_features {
   bool f16c = false;
   bool avx512 = false;       // F + BW + DQ + VL: what nnhal's AVX-512 kernels use
   bool avx512_vnni = false;
+  bool avx512_vbmi = false;  // byte permutes (vpermb, vpermt2b): 8-bit table lookups
 };
 
 inline const cpu_features& cpu() noexcept {
@@ -23,6 +24,7 @@ inline const cpu_features& cpu() noexcept {
     c.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
     c.avx512_vnni = c.avx512 && __builtin_cpu_supports("avx512vnni");
+    c.avx512_vbmi = c.avx512 && __builtin_cpu_supports("avx512vbmi");
 #endif
     return c;
   }();
@@ -38,6 +40,8 @@ inline const cpu_features& cpu() noexcept {
 #define NNHAL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
 /// AVX-512 plus VNNI (vpdpbusd); call it only when simd::cpu().avx512_vnni is true.
 #define NNHAL_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
+/// AVX-512 plus VBMI (byte permutes); call it only when simd::cpu().avx512_vbmi is true.
+#define NNHAL_TARGET_AVX512_VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
 #else
 #define NNHAL_HAVE_X86_KERNELS 0
 #endif

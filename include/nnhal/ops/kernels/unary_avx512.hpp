@@ -1,0 +1,193 @@
+// AVX-512 forms of the element-wise unary loops in kernels/unary.hpp, chosen at bind when
+// the CPU has them:
+//  - float32: a lane's step512 on 16 lanes at a time, the tail masked (lanes outside the
+//    mask compute on zeros and are not stored);
+//  - 8-bit tables: 64 lookups per vpermt2b pair (AVX512-VBMI), equal to the table itself;
+//  - 8-bit clamps (RELU, RELU1, RELU6 on quantized data): byte min / max;
+//  - the conversions QUANTIZE (float32 to 8-bit) and DEQUANTIZE (8-bit to float32) with
+//    the reference's float operations, so bit-exact with it.
+// exp512 is the shared exponential (LOGISTIC, TANH, ELU, EXP and SOFTMAX).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/simd/cpu.hpp"
+#include "nnhal/ops/simd/fixed_point_avx512.hpp"
+
+#if NNHAL_HAVE_X86_KERNELS
+#include <immintrin.h>
+
+namespace nnhal::ops::kernels::vunary::avx512 {
+
+using simd::avx512::all16;
+inline constexpr __mmask64 all64 = ~__mmask64{0};
+
+/// The first n (< 16) of 16 lanes.
+inline __mmask16 first16(std::size_t n) noexcept { return static_cast<__mmask16>((1u << n) - 1); }
+
+/// e^x, 16 lanes: x = n ln 2 + r with |r| <= ln 2 / 2, e^r by its degree-6 Taylor
+/// polynomial (relative error below 2e-7), scaled by 2^n with vscalefps, which gives inf
+/// past the float range and gradual underflow below it. x is first clamped to
+/// [-104, 89], outside of which e^x is 0 or inf in float32; NaN passes through (vmaxps and
+/// vminps return their second operand when one is NaN).
+NNHAL_TARGET_AVX512 inline __m512 exp512(__m512 x) {
+  x = _mm512_maskz_min_ps(all16, _mm512_set1_ps(89.0f), _mm512_maskz_max_ps(all16, _mm512_set1_ps(-104.0f), x));
+  const __m512 n = _mm512_maskz_roundscale_ps(all16, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // r = x - n ln 2, with ln 2 split in two so that n * hi is exact.
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 720);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_maskz_scalef_ps(all16, p, n);
+}
+
+/// Sign-bit helpers on float lanes.
+NNHAL_TARGET_AVX512 inline __m512 sign_bits(__m512 x) {
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(std::numeric_limits<std::int32_t>::min())));
+}
+NNHAL_TARGET_AVX512 inline __m512 magnitude(__m512 x) {
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(std::numeric_limits<std::int32_t>::max())));
+}
+
+/// A float32 lane with an AVX-512 form.
+template <class Lane>
+concept lane512 = requires(const Lane& l, __m512 v) {
+  l.step512(v);
+};
+
+/// dst[i] = lane(src[i]) for i < n, 16 at a time, the tail masked.
+template <lane512 Lane>
+NNHAL_TARGET_AVX512 void f32_loop(const float* src, float* dst, std::size_t n, const Lane& lane) {
+  std::size_t i = 0;
+#pragma GCC unroll 4
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, lane.step512(_mm512_loadu_ps(src + i)));
+  if (i < n) {
+    const __mmask16 m = first16(n - i);
+    _mm512_mask_storeu_ps(dst + i, m, lane.step512(_mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+
+/// The float32 tensor form of f32_loop (input 0 to output 0).
+template <lane512 Lane>
+void f32_tensor(const kernel_io& io, const Lane& lane) {
+  const auto in = io.input<types::f32>(0);
+  auto out = io.output<types::f32>(0);
+  f32_loop(in.data, out.data, out.size(), lane);
+}
+
+/// 64 table lookups: vpermt2b picks from 128 table bytes (t0:t1 or t2:t3) by the low 7
+/// bits of the index, and the index's top bit chooses between the two halves.
+NNHAL_TARGET_AVX512_VBMI inline __m512i lookup64(__m512i idx, __m512i t0, __m512i t1, __m512i t2, __m512i t3) {
+  const __m512i lo = _mm512_permutex2var_epi8(t0, idx, t1), hi = _mm512_permutex2var_epi8(t2, idx, t3);
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
+}
+
+/// dst[i] = table[src[i] - min(S)] for 8-bit S, 64 at a time; call only when
+/// simd::cpu().avx512_vbmi is true. The index is the stored byte itself for uint8, with
+/// its top bit flipped for int8.
+template <class S>
+NNHAL_TARGET_AVX512_VBMI void table8_loop(const S* src, S* dst, std::size_t n, const S* table) {
+  static_assert(sizeof(S) == 1);
+  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(std::is_signed_v<S> ? 0x80 : 0));
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    _mm512_storeu_si512(dst + i, lookup64(_mm512_xor_si512(_mm512_loadu_si512(src + i), flip), t0, t1, t2, t3));
+  if (i < n) {
+    const __mmask64 m = (__mmask64{1} << (n - i)) - 1;
+    _mm512_mask_storeu_epi8(dst + i, m, lookup64(_mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + i), flip), t0, t1, t2, t3));
+  }
+}
+
+/// clamp(x, lo, hi) on 64 bytes of S.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512i clamp64(__m512i x, __m512i lo, __m512i hi) {
+  if constexpr (std::is_signed_v<S>) return _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, x, lo), hi);
+  else return _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, x, lo), hi);
+}
+
+/// dst[i] = clamp(src[i], lo, hi) for 8-bit S (lo, hi within S's range), 64 at a time.
+template <class S>
+NNHAL_TARGET_AVX512 void clamp8_loop(const S* src, S* dst, std::size_t n, std::int32_t lo, std::int32_t hi) {
+  const __m512i vlo = _mm512_set1_epi8(static_cast<char>(lo)), vhi = _mm512_set1_epi8(static_cast<char>(hi));
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) _mm512_storeu_si512(dst + i, clamp64<S>(_mm512_loadu_si512(src + i), vlo, vhi));
+  if (i < n) {
+    const __mmask64 m = (__mmask64{1} << (n - i)) - 1;
+    _mm512_mask_storeu_epi8(dst + i, m, clamp64<S>(_mm512_maskz_loadu_epi8(m, src + i), vlo, vhi));
+  }
+}
+
+/// QUANTIZE of 16 floats to 8-bit S as quantize::quantize_value computes it: x / scale
+/// (division), rounded half away from zero, plus the zero point in float, clamped with
+/// NaN giving the maximum.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m128i quantize16(__m512 x, __m512 scale, __m512 zero_point) {
+  constexpr int exact = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512 v = _mm512_maskz_div_round_ps(all16, x, scale, exact);
+  // std::round: the truncation, plus one away from zero when the dropped part (exact) is
+  // at least one half.
+  const __m512 t = _mm512_maskz_roundscale_ps(all16, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m512 dropped = _mm512_maskz_sub_round_ps(all16, v, t, exact);
+  const __mmask16 away = _mm512_cmp_ps_mask(magnitude(dropped), _mm512_set1_ps(0.5f), _CMP_GE_OQ);
+  const __m512 one = _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_castps_si512(_mm512_set1_ps(1.0f)), _mm512_castps_si512(sign_bits(v))));
+  const __m512 rounded = _mm512_mask_add_round_ps(t, away, t, one, exact);
+  const __m512 q = _mm512_maskz_add_round_ps(all16, zero_point, rounded, exact);
+  constexpr float lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
+  // q < hi ? q : hi (NaN gives hi), then lo < c ? c : lo.
+  const __m512 c = _mm512_maskz_max_ps(all16, _mm512_maskz_min_ps(all16, q, _mm512_set1_ps(hi)), _mm512_set1_ps(lo));
+  return _mm512_maskz_cvtepi32_epi8(all16, _mm512_maskz_cvttps_epi32(all16, c));
+}
+
+/// QUANTIZE float32 to 8-bit S over n elements.
+template <class S>
+NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, float scale, std::int32_t zero_point) {
+  const __m512 vs = _mm512_set1_ps(scale), vz = _mm512_set1_ps(static_cast<float>(zero_point));
+  std::size_t i = 0;
+#pragma GCC unroll 2
+  for (; i + 16 <= n; i += 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), quantize16<S>(_mm512_loadu_ps(src + i), vs, vz));
+  if (i < n) {
+    const __mmask16 m = first16(n - i);
+    _mm_mask_storeu_epi8(dst + i, m, quantize16<S>(_mm512_maskz_loadu_ps(m, src + i), vs, vz));
+  }
+}
+
+/// DEQUANTIZE of 16 values of 8-bit S to float32: scale * float(value - zero_point), one
+/// rounding (the reference's operations).
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512 dequantize16(__m128i b, __m512 scale, __m512i zero_point) {
+  const __m512i v = std::is_signed_v<S> ? _mm512_maskz_cvtepi8_epi32(all16, b) : _mm512_maskz_cvtepu8_epi32(all16, b);
+  return _mm512_maskz_mul_ps(all16, scale, _mm512_maskz_cvtepi32_ps(all16, _mm512_sub_epi32(v, zero_point)));
+}
+
+/// DEQUANTIZE 8-bit S to float32 over n elements.
+template <class S>
+NNHAL_TARGET_AVX512 void dequantize_loop(const S* src, float* dst, std::size_t n, float scale, std::int32_t zero_point) {
+  const __m512 vs = _mm512_set1_ps(scale);
+  const __m512i vz = _mm512_set1_epi32(zero_point);
+  std::size_t i = 0;
+#pragma GCC unroll 4
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(dst + i, dequantize16<S>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), vs, vz));
+  if (i < n) {
+    const __mmask16 m = first16(n - i);
+    _mm512_mask_storeu_ps(dst + i, m, dequantize16<S>(_mm_maskz_loadu_epi8(m, src + i), vs, vz));
+  }
+}
+
+}  // namespace nnhal::ops::kernels::vunary::avx512
+#endif
