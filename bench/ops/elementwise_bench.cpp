@@ -27,10 +27,10 @@ constexpr std::uint32_t l2_bytes = 64u << 10, dram_bytes = 64u << 20;
 // --- nnhal -------------------------------------------------------------------------------
 
 void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n) {
-  op_fixture f(op,
-               {{dt.type, {n}, dt.scale, dt.zero_point}, {dt.type, {n}, dt.scale, dt.zero_point},
-                scalar<std::int32_t>(OperandType::INT32, 0)},
-               {{dt.type, {n}, dt.scale * 2, dt.zero_point}});
+  std::vector<operand_spec> ins{{dt.type, {n}, dt.scale, dt.zero_point}, {dt.type, {n}, dt.scale, dt.zero_point}};
+  if (op != OperationType::MAXIMUM && op != OperationType::MINIMUM)
+    ins.push_back(scalar<std::int32_t>(OperandType::INT32, 0));  // no fused activation
+  op_fixture f(op, std::move(ins), {{dt.type, {n}, dt.scale * 2, dt.zero_point}});
   if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
@@ -71,7 +71,8 @@ void nnhal_unary(benchmark::State& state, const unary_case& c, std::uint32_t n) 
 // --- XNNPACK -----------------------------------------------------------------------------
 
 #if NNHAL_BENCH_XNNPACK
-/// Creates, sets up and runs one XNNPACK element-wise binary operator on 1-D inputs.
+/// Creates, sets up and runs one XNNPACK element-wise binary operator on 1-D inputs; skipped
+/// where XNNPACK has no such operator for the type.
 void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n) {
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
@@ -82,37 +83,82 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
   const std::size_t shape[1] = {n};
   xnn_operator_t o = nullptr;
   xnn_status s = xnn_status_unsupported_parameter;
-  const bool is_add = op == OperationType::ADD;
   if (dt.type == OperandType::TENSOR_FLOAT32) {
-    s = is_add ? xnn_create_add_nd_f32(-INFINITY, INFINITY, 0, &o) : xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &o);
-    if (s == xnn_status_success)
-      s = is_add ? xnn_setup_add_nd_f32(o, 1, shape, 1, shape, reinterpret_cast<float*>(a.data()),
-                                        reinterpret_cast<float*>(b.data()), reinterpret_cast<float*>(y.data()), nullptr)
-                 : xnn_setup_multiply_nd_f32(o, 1, shape, 1, shape, reinterpret_cast<float*>(a.data()),
-                                             reinterpret_cast<float*>(b.data()), reinterpret_cast<float*>(y.data()),
-                                             nullptr);
+    const auto* fa = reinterpret_cast<const float*>(a.data());
+    const auto* fb = reinterpret_cast<const float*>(b.data());
+    auto* fy = reinterpret_cast<float*>(y.data());
+    constexpr float lo = -INFINITY, hi = INFINITY;
+    switch (op) {
+      case OperationType::ADD:
+        s = xnn_create_add_nd_f32(lo, hi, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_add_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        break;
+      case OperationType::SUB:
+        s = xnn_create_subtract_nd_f32(lo, hi, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_subtract_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        break;
+      case OperationType::MUL:
+        s = xnn_create_multiply_nd_f32(lo, hi, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_multiply_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        break;
+      case OperationType::DIV:
+        s = xnn_create_divide_nd_f32(lo, hi, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_divide_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        break;
+      case OperationType::MAXIMUM:
+        s = xnn_create_maximum_nd_f32(0, &o);
+        if (s == xnn_status_success) s = xnn_setup_maximum_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        break;
+      case OperationType::MINIMUM:
+        s = xnn_create_minimum_nd_f32(0, &o);
+        if (s == xnn_status_success) s = xnn_setup_minimum_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        break;
+      default: break;
+    }
   } else if (dt.type == OperandType::TENSOR_QUANT8_ASYMM) {
+    const auto* qa = reinterpret_cast<const std::uint8_t*>(a.data());
+    const auto* qb = reinterpret_cast<const std::uint8_t*>(b.data());
+    auto* qy = reinterpret_cast<std::uint8_t*>(y.data());
     const auto zp = static_cast<std::uint8_t>(dt.zero_point);
-    s = is_add ? xnn_create_add_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o)
-               : xnn_create_multiply_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
-    if (s == xnn_status_success)
-      s = is_add ? xnn_setup_add_nd_qu8(o, 1, shape, 1, shape, reinterpret_cast<std::uint8_t*>(a.data()),
-                                        reinterpret_cast<std::uint8_t*>(b.data()),
-                                        reinterpret_cast<std::uint8_t*>(y.data()), nullptr)
-                 : xnn_setup_multiply_nd_qu8(o, 1, shape, 1, shape, reinterpret_cast<std::uint8_t*>(a.data()),
-                                             reinterpret_cast<std::uint8_t*>(b.data()),
-                                             reinterpret_cast<std::uint8_t*>(y.data()), nullptr);
+    switch (op) {
+      case OperationType::ADD:
+        s = xnn_create_add_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_add_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        break;
+      case OperationType::SUB:
+        s = xnn_create_subtract_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_subtract_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        break;
+      case OperationType::MUL:
+        s = xnn_create_multiply_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_multiply_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        break;
+      default: break;
+    }
   } else if (dt.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    const auto* qa = reinterpret_cast<const std::int8_t*>(a.data());
+    const auto* qb = reinterpret_cast<const std::int8_t*>(b.data());
+    auto* qy = reinterpret_cast<std::int8_t*>(y.data());
     const auto zp = static_cast<std::int8_t>(dt.zero_point);
-    s = is_add ? xnn_create_add_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o)
-               : xnn_create_multiply_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
-    if (s == xnn_status_success)
-      s = is_add ? xnn_setup_add_nd_qs8(o, 1, shape, 1, shape, reinterpret_cast<std::int8_t*>(a.data()),
-                                        reinterpret_cast<std::int8_t*>(b.data()),
-                                        reinterpret_cast<std::int8_t*>(y.data()), nullptr)
-                 : xnn_setup_multiply_nd_qs8(o, 1, shape, 1, shape, reinterpret_cast<std::int8_t*>(a.data()),
-                                             reinterpret_cast<std::int8_t*>(b.data()),
-                                             reinterpret_cast<std::int8_t*>(y.data()), nullptr);
+    switch (op) {
+      case OperationType::ADD:
+        s = xnn_create_add_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_add_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        break;
+      case OperationType::SUB:
+        s = xnn_create_subtract_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_subtract_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        break;
+      case OperationType::MUL:
+        s = xnn_create_multiply_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
+        if (s == xnn_status_success) s = xnn_setup_multiply_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        break;
+      default: break;
+    }
+  }
+  if (s == xnn_status_unsupported_parameter && o == nullptr) {
+    state.SkipWithError("no XNNPACK counterpart");
+    return;
   }
   if (xnn_time_operator(state, s, o)) report_traffic(state, 3 * n * esize);
 }
@@ -217,15 +263,24 @@ void xnnpack_unary(benchmark::State& state, const unary_case& c, std::uint32_t n
 // --- registration ------------------------------------------------------------------------
 
 int register_all() {
-  for (auto op : {OperationType::ADD, OperationType::MUL}) {
-    const std::string opname = op == OperationType::ADD ? "add" : "mul";
-    for (auto dt : {f32, qu8, qs8}) {
+  struct binary_case {
+    const char* name;
+    OperationType op;
+    std::vector<dtype_spec> types;
+  };
+  const binary_case binary_cases[] = {
+      {"add", OperationType::ADD, {f32, qu8, qs8}},      {"sub", OperationType::SUB, {f32, qu8, qs8}},
+      {"mul", OperationType::MUL, {f32, qu8, qs8}},      {"div", OperationType::DIV, {f32}},
+      {"maximum", OperationType::MAXIMUM, {f32}},        {"minimum", OperationType::MINIMUM, {f32}},
+  };
+  for (const binary_case& c : binary_cases) {
+    for (auto dt : c.types) {
       for (std::uint32_t bytes : {l2_bytes, dram_bytes}) {
         const std::uint32_t n = bytes / static_cast<std::uint32_t>(types::type_info(dt.type).element_size);
-        const std::string base = "elementwise/" + opname + "/" + dt.name + "/" + std::to_string(n) + "/";
-        benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_binary, op, dt, n);
+        const std::string base = std::string("elementwise/") + c.name + "/" + dt.name + "/" + std::to_string(n) + "/";
+        benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_binary, c.op, dt, n);
 #if NNHAL_BENCH_XNNPACK
-        benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_binary, op, dt, n);
+        benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_binary, c.op, dt, n);
 #endif
       }
     }

@@ -815,7 +815,7 @@ void fill_special(tensor& t, std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM (and AVX-512 ADD / SUB / MUL / DIV) equal the reference bit for bit") {
+TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM (and their AVX-512 forms, with ADD and MUL) equal the reference bit for bit") {
   namespace ops = nnhal::ops;
   if constexpr (!ops::kernels::vbinary::has_simd) {
     MESSAGE("no SIMD instruction set in this build: vectorized paths not bound, nothing to compare");
@@ -860,6 +860,10 @@ TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM (and AVX-512 ADD / S
               check(OpT::MUL, vb::arith_f32_avx512<vb::arith::mul>, [](const ops::kernel_io& io) { ops::mul::reference<ty::f32>(io, {}); }, act);
               check(OpT::DIV, vb::arith_f32_avx512<vb::arith::div>, ops::div::reference<ty::f32>, act);
             }
+            check(OpT::MAXIMUM, vb::arith_f32_avx512<vb::arith::maximum>,
+                  [](const ops::kernel_io& io) { ops::maximum::reference<ty::f32>(io, nullptr); }, -1);
+            check(OpT::MINIMUM, vb::arith_f32_avx512<vb::arith::minimum>,
+                  [](const ops::kernel_io& io) { ops::minimum::reference<ty::f32>(io, nullptr); }, -1);
           }
 #endif
           check(OpT::MAXIMUM, ops::maximum::vectorized<Arch>, [](const ops::kernel_io& io) { ops::maximum::reference<ty::f32>(io, nullptr); }, -1);

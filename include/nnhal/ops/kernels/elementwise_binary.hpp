@@ -114,49 +114,77 @@ void f32_simd(const kernel_io& io, float_range r, const Lane& lane) {
 inline constexpr float_range no_clamp = activation_range_float(0);
 
 #if NNHAL_HAVE_X86_KERNELS
-/// The float32 arithmetic of ADD, SUB, MUL and DIV.
-enum class arith { add, sub, mul, div };
+/// The float32 arithmetic of ADD, SUB, MUL, DIV (with an activation, input 2), MAXIMUM
+/// and MINIMUM (without).
+enum class arith { add, sub, mul, div, maximum, minimum };
+template <arith Op>
+inline constexpr bool has_activation = Op != arith::maximum && Op != arith::minimum;
 
+/// a op b. vmaxps(y, x) is y > x ? y : x and vminps(y, x) is y < x ? y : x: minmax_lane's
+/// selections (input 0 unless input 1 is strictly larger / smaller).
 template <arith Op>
 NNHAL_TARGET_AVX512 inline __m512 arith512(__m512 a, __m512 b) noexcept {
+  using simd::avx512::all16;
   if constexpr (Op == arith::add) return _mm512_add_ps(a, b);
   else if constexpr (Op == arith::sub) return _mm512_sub_ps(a, b);
   else if constexpr (Op == arith::mul) return _mm512_mul_ps(a, b);
-  else return _mm512_div_ps(a, b);
+  else if constexpr (Op == arith::div) return _mm512_div_ps(a, b);
+  else if constexpr (Op == arith::maximum) return _mm512_maskz_max_ps(all16, b, a);
+  else return _mm512_maskz_min_ps(all16, b, a);
 }
 
-/// One broadcast run, 16 lanes at a time, the tail masked: out = clamp(a op b), with
-/// as / bs 1 (advancing) or 0 (held). The clamp is vmaxps(lo, v) then vminps(hi, v),
-/// i.e. v < lo ? lo : v then v > hi ? hi : v, as clamp_activation (NaN and -0 kept); the
+/// 16 lanes of one broadcast run (those in m): clamp(a op b), each input loaded when it
+/// advances (Advance_) or held in h_. The clamp is vmaxps(lo, v) then vminps(hi, v), i.e.
+/// v < lo ? lo : v then v > hi ? hi : v, as clamp_activation (NaN and -0 kept); the
 /// arithmetic is the same single IEEE operation, so results equal the scalar loop's.
-template <arith Op>
-NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, std::size_t as, const float* b, std::size_t bs, float* o,
-                                          std::size_t n, float_range r) {
+template <arith Op, bool AdvanceA, bool AdvanceB>
+NNHAL_TARGET_AVX512 inline __m512 arith_lanes(const float* a, const float* b, __m512 ha, __m512 hb, __mmask16 m,
+                                              __m512 lo, __m512 hi) noexcept {
   using simd::avx512::all16;
-  if (n == 0) return;
+  const __m512 va = AdvanceA ? _mm512_maskz_loadu_ps(m, a) : ha;
+  const __m512 vb = AdvanceB ? _mm512_maskz_loadu_ps(m, b) : hb;
+  return _mm512_maskz_min_ps(all16, hi, _mm512_maskz_max_ps(all16, lo, arith512<Op>(va, vb)));
+}
+
+/// One broadcast run, 32 lanes per step, the tail masked.
+template <arith Op, bool AdvanceA, bool AdvanceB>
+NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, const float* b, float* o, std::size_t n, float_range r) {
+  using simd::avx512::all16;
   const __m512 lo = _mm512_set1_ps(r.lo), hi = _mm512_set1_ps(r.hi);
   const __m512 ha = _mm512_set1_ps(*a), hb = _mm512_set1_ps(*b);
-  auto lanes = [&](std::size_t i, __mmask16 m) NNHAL_TARGET_AVX512 {
-    const __m512 va = as ? _mm512_maskz_loadu_ps(m, a + i) : ha;
-    const __m512 vb = bs ? _mm512_maskz_loadu_ps(m, b + i) : hb;
-    return _mm512_maskz_min_ps(all16, hi, _mm512_maskz_max_ps(all16, lo, arith512<Op>(va, vb)));
-  };
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, lanes(i, all16));
-  if (i < n) {
-    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(o + i, m, lanes(i, m));
+  for (; i + 32 <= n; i += 32) {
+    const __m512 v0 = arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i : 0), b + (AdvanceB ? i : 0), ha, hb, all16, lo, hi);
+    const __m512 v1 =
+        arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i + 16 : 0), b + (AdvanceB ? i + 16 : 0), ha, hb, all16, lo, hi);
+    _mm512_storeu_ps(o + i, v0);
+    _mm512_storeu_ps(o + i + 16, v1);
+  }
+  for (; i < n; i += 16) {
+    const auto m = n - i >= 16 ? all16 : static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(o + i, m, arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i : 0), b + (AdvanceB ? i : 0), ha, hb, m, lo, hi));
   }
 }
 
-/// Float32 ADD / SUB / MUL / DIV of inputs 0 and 1 with broadcasting and the activation
-/// (input 2) on AVX-512; equal to the reference bit for bit.
+/// One broadcast run with as / bs 1 (advancing) or 0 (held).
+template <arith Op>
+NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, std::size_t as, const float* b, std::size_t bs, float* o,
+                                          std::size_t n, float_range r) {
+  if (n == 0) return;
+  if (as && bs) arith_run_avx512<Op, true, true>(a, b, o, n, r);
+  else if (as) arith_run_avx512<Op, true, false>(a, b, o, n, r);
+  else if (bs) arith_run_avx512<Op, false, true>(a, b, o, n, r);
+  else arith_run_avx512<Op, false, false>(a, b, o, n, r);
+}
+
+/// Float32 ADD / SUB / MUL / DIV (with the activation, input 2) and MAXIMUM / MINIMUM of
+/// inputs 0 and 1 with broadcasting on AVX-512; equal to the reference bit for bit.
 template <arith Op>
 void arith_f32_avx512(const kernel_io& io) {
   const auto a = io.input<types::f32>(0);
   const auto b = io.input<types::f32>(1);
   auto o = io.output<types::f32>(0);
-  const float_range r = activation_range_float(io.scalar<std::int32_t>(2));
+  const float_range r = has_activation<Op> ? activation_range_float(io.scalar<std::int32_t>(2)) : no_clamp;
   for_each_broadcast_run(o.dims, a.dims, b.dims,
                          [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
                            arith_run_avx512<Op>(a.data + ao, as, b.data + bo, bs, o.data + oo, n, r);
@@ -239,11 +267,16 @@ void minmax_vectorized(const kernel_io& io) {
   vbinary::f32_simd<Arch>(io, vbinary::no_clamp, minmax_lane<IsMin>{});
 }
 
-/// float32 through xsimd where the build has SIMD; quant8 builds its requantization tables
-/// here, once.
+/// float32 through AVX-512 when the CPU has it, else xsimd where the build has SIMD;
+/// quant8 builds its requantization tables here, once.
 template <bool IsMin>
 types::result<kernel> bind_minmax(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(c, c.in[0].type, [&c]<class E>(E) {
+#if NNHAL_HAVE_X86_KERNELS
+    if constexpr (std::is_same_v<E, types::f32>)
+      if (simd::cpu().avx512)
+        return kernel{vbinary::arith_f32_avx512<IsMin ? vbinary::arith::minimum : vbinary::arith::maximum>};
+#endif
     if constexpr (std::is_same_v<E, types::f32> && vbinary::has_simd) {
       return kernel{minmax_vectorized<IsMin, vbinary::simd_arch>};
     } else if constexpr (types::quantized_element<E>) {
