@@ -1040,3 +1040,26 @@ TEST_CASE("end to end: unary models prepare and execute, with dynamic output sha
     CHECK(mentions(r2.message, "input"));
   }
 }
+
+TEST_CASE("unary kernels split into parallel chunks equal the one-chunk result") {
+  // Past two chunk grains the AVX-512 loops split; the reversed context runs the halves in
+  // reverse order.
+  std::mt19937 rng(0xC4D);
+  const auto n = static_cast<std::uint32_t>(8 * nnhal::ops::elementwise_grain + 5);  // 8-bit loops use 4x the grain
+  const tensor f = values(OT::TENSOR_FLOAT32, {n}, simd_values(rng, n));
+  tensor q = make_tensor(OT::TENSOR_QUANT8_ASYMM, {n}, 0.05f, 100);
+  for (std::size_t i = 0; i < n; ++i) q.put(i, std::uniform_int_distribution<int>(0, 255)(rng));
+  auto same_split = [](OpT op, const std::vector<tensor>& ins, const tensor& od) {
+    INFO(str(op));
+    reversed_context reversed;
+    const kernel_result split = run_kernel(op, ins, {od}, &reversed);
+    REQUIRE(split.ok);
+    CHECK(split.guards_intact);
+    CHECK(split.outs[0].bytes == run_ok1(op, ins, od).bytes);
+  };
+  same_split(OpT::LOGISTIC, {f}, decl(OT::TENSOR_FLOAT32, {}));
+  same_split(OpT::QUANTIZE, {f}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.05f, 100));
+  same_split(OpT::DEQUANTIZE, {q}, decl(OT::TENSOR_FLOAT32, {}));
+  same_split(OpT::TANH, {q}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 128));
+  same_split(OpT::RELU6, {q}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.05f, 100));
+}

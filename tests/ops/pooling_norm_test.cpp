@@ -515,8 +515,13 @@ TEST_CASE("SOFTMAX quantized: the bound table kernel equals the per-element refe
       // axis, beta * scale from far below 2^-26 to far above 32, and narrow input ranges
       // that keep the maximum near the type's minimum.
       dims_t d = random_dims(rng, 1, 4, 5);
-      const int axis = uni(rng, 0, static_cast<int>(d.size()) - 1);
+      int axis = uni(rng, 0, static_cast<int>(d.size()) - 1);
       if (iter % 3 == 0) d[static_cast<std::size_t>(axis)] = static_cast<std::uint32_t>(uni(rng, 200, 1100));
+      if (iter % 6 == 1) {  // enough slices that the parallel split below happens
+        const auto n = static_cast<std::uint32_t>(uni(rng, 50, 300));
+        d = {2 * (16384 / n) + 3, n};
+        axis = 1;
+      }
       const float scale = log_uniform(rng, 0.001, 1.0);
       const float beta = static_cast<float>(log_uniform(rng, 1e-6, 2000.0) / scale);
       tensor x = make_tensor(type, d, scale, random_zp(rng, type));
@@ -531,7 +536,11 @@ TEST_CASE("SOFTMAX quantized: the bound table kernel equals the per-element refe
       const std::vector<tensor> ins{x, b, scalar_i32(axis)};
       INFO(describe(ins));
       const tensor out = decl(type, {}, 1.0f / 256, type == OT::TENSOR_QUANT8_ASYMM ? 0 : -128);
-      const tensor got = run_ok1(OpT::SOFTMAX, ins, out);
+      reversed_context reversed;  // every other case in two chunks of slices
+      const kernel_result k = run_kernel(OpT::SOFTMAX, ins, {out}, iter % 2 ? &reversed : nullptr);
+      REQUIRE_MESSAGE(k.ok, k.error);
+      CHECK(k.guards_intact);
+      const tensor& got = k.outs[0];
       const tensor ref = type == OT::TENSOR_QUANT8_ASYMM
                              ? run_entry1(OpT::SOFTMAX, nnhal::ops::softmax::reference<ty::qu8>, ins, out)
                              : run_entry1(OpT::SOFTMAX, nnhal::ops::softmax::reference<ty::qs8>, ins, out);
@@ -872,14 +881,19 @@ TEST_CASE("AVX-512 SOFTMAX (float32, last axis) matches the reference") {
   std::mt19937 rng(16);
   for (int n : {1, 2, 15, 16, 17, 31, 33, 100, 1000, 1001}) {
     for (double range : {1.0, 20.0, 200.0}) {
-      tensor x = make_tensor(OT::TENSOR_FLOAT32, {3, static_cast<std::uint32_t>(n)});
+      // Odd n run split in two chunks of slices (below): enough slices for the split.
+      const auto rows = static_cast<std::uint32_t>(n % 2 ? 2 * (16384 / n) + 2 : 3);
+      tensor x = make_tensor(OT::TENSOR_FLOAT32, {rows, static_cast<std::uint32_t>(n)});
       fill_random(x, rng, range);
       const std::vector<tensor> ins{x, scalar_f32(log_uniform(rng, 0.1, 3.0))};
       INFO("SOFTMAX ", describe(ins));
       const tensor ref = run_entry1(
           OpT::SOFTMAX, [](const nnhal::ops::kernel_io& io) { nnhal::ops::softmax::reference<ty::f32>(io); }, ins,
           decl(OT::TENSOR_FLOAT32));
-      const tensor got = run_ok1(OpT::SOFTMAX, ins, decl(OT::TENSOR_FLOAT32));  // bound: AVX-512 here
+      reversed_context reversed;  // bound: AVX-512 here, every other case in two chunks of slices
+      const kernel_result k = run_kernel(OpT::SOFTMAX, ins, {decl(OT::TENSOR_FLOAT32)}, n % 2 ? &reversed : nullptr);
+      REQUIRE_MESSAGE(k.ok, k.error);
+      const tensor& got = k.outs[0];
       std::vector<double> expected(ref.count());
       for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
       const std::string diff = compare(got, expected);
@@ -900,6 +914,16 @@ TEST_CASE("AVX-512 pooling (float32 and 8-bit, NHWC) matches the reference over 
         pool_case c = gen_pool(kind, type, rng);
         c.nchw = false;
         c.in_ext[3] = static_cast<std::size_t>(channels);
+        // A few channel counts run split into chunks of output rows (below): three images
+        // tall enough for at least two chunks of 8K output elements, so that the split
+        // happens, in the middle of an image, and a chunk spans two images.
+        const bool split = channels == 1 || channels == 17 || channels == 65;
+        if (split) {
+          c.in_ext[0] = 3;
+          c.in_ext[1] = static_cast<std::size_t>(c.stride_h) * (8192 / static_cast<std::size_t>(channels) + 1) +
+                        static_cast<std::size_t>(c.filter_h);
+          c.in_ext[2] = 9;
+        }
         c.input = make_tensor(type, stored_dims(c.in_ext, false), c.input.scale, c.input.zp);
         fill_random(c.input, rng, 10.0);
         const auto ins = c.inputs();
@@ -917,7 +941,13 @@ TEST_CASE("AVX-512 pooling (float32 and 8-bit, NHWC) matches the reference over 
           }
         };
         const tensor ref = run_entry1(pool_op(kind), ref_fn, ins, out);
-        const tensor got = run_ok1(pool_op(kind), ins, out);  // bound: the AVX-512 kernel on this CPU
+        // Bound: the AVX-512 kernel on this CPU; the split cases in two chunks of output
+        // rows, run in reverse order.
+        reversed_context reversed;
+        const kernel_result k = run_kernel(pool_op(kind), ins, {out}, split ? &reversed : nullptr);
+        REQUIRE_MESSAGE(k.ok, k.error);
+        CHECK(k.guards_intact);
+        const tensor& got = k.outs[0];
         REQUIRE(ref.dims == got.dims);
         if (kind == pool_kind::max || type != OT::TENSOR_FLOAT32) {
           CHECK(ref.bytes == got.bytes);  // max, and the integer mean, are exact

@@ -49,17 +49,6 @@ std::string infer_error(OpT op, const std::vector<tensor>& ins, const tensor& ou
   return r ? std::string() : r.err().message;
 }
 
-/// A two-way "parallel" context that runs its chunks in reverse order on this thread, to
-/// check the row split covers the output exactly once.
-struct reversed_context final : nnhal::exec::parallel_context {
-  std::size_t concurrency() const noexcept override { return 2; }
-  void parallel_for(std::size_t n, std::size_t, nnhal::exec::range_fn fn) override {
-    const std::size_t mid = n / 2;
-    if (mid < n) fn(mid, n);
-    if (mid > 0) fn(0, mid);
-  }
-};
-
 /// run_ok1, on a reversed_context when `parallel`.
 tensor run_split(OpT op, const std::vector<tensor>& ins, const tensor& out_decl, bool parallel) {
   reversed_context reversed;

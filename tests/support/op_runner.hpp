@@ -355,6 +355,17 @@ struct guarded_outputs {
   }
 };
 
+/// A two-way "parallel" context that runs its chunks in reverse order on this thread, to
+/// check that a kernel's split covers its output exactly once.
+struct reversed_context final : nnhal::exec::parallel_context {
+  std::size_t concurrency() const noexcept override { return 2; }
+  void parallel_for(std::size_t n, std::size_t, nnhal::exec::range_fn fn) override {
+    const std::size_t mid = n / 2;
+    if (mid < n) fn(mid, n);
+    if (mid > 0) fn(0, mid);
+  }
+};
+
 /// Calls one kernel entry point `fn` (an op's reference() or vectorized<Arch>, taking a
 /// kernel_io) on `ins` without bind: outputs shaped by execution-time inference, between
 /// guard bytes that must stay intact. For checking entry points against each other.

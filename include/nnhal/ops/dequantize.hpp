@@ -46,7 +46,11 @@ template <types::quantized_element In>
 void avx512_f32(const kernel_io& io) {
   const auto in = io.input<In>(0);
   auto out = io.output<types::f32>(0);
-  kernels::vunary::avx512::dequantize_loop(in.data, out.data, out.size(), io.in[0].scale, io.in[0].zero_point);
+  const float scale = io.in[0].scale;
+  const std::int32_t zero_point = io.in[0].zero_point;
+  for_chunks(io, out.size(), elementwise_grain, [&](std::size_t b, std::size_t e) {
+    kernels::vunary::avx512::dequantize_loop(in.data + b, out.data + b, e - b, scale, zero_point);
+  });
 }
 #endif
 

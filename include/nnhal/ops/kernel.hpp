@@ -48,6 +48,19 @@ struct kernel_io {
   }
 };
 
+/// Runs body(begin, end) over [0, n): in chunks of at least `grain` on the executor's
+/// parallel context when it has more than one thread and n spans two grains or more,
+/// else as one chunk on this thread. Memory-bound loops pass a grain large enough that a
+/// chunk outweighs waking a worker.
+template <class F>
+void for_chunks(const kernel_io& io, std::size_t n, std::size_t grain, F&& body) {
+  if (io.par && io.par->concurrency() > 1 && n >= 2 * grain) io.par->parallel_for(n, grain, body);
+  else if (n) body(std::size_t{0}, n);
+}
+
+/// Elements per chunk of a memory-bound element-wise loop (about 1 MiB of float32).
+inline constexpr std::size_t elementwise_grain = std::size_t{1} << 18;
+
 /// A bound kernel. Kernels cannot fail: everything they rely on was validated before.
 using kernel = std::function<void(const kernel_io&)>;
 

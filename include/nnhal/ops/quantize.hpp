@@ -38,7 +38,11 @@ template <types::quantized_element Out>
 void avx512_f32(const kernel_io& io) {
   const auto in = io.input<types::f32>(0);
   auto out = io.output<Out>(0);
-  kernels::vunary::avx512::quantize_loop(in.data, out.data, out.size(), io.out[0].scale, io.out[0].zero_point);
+  const float scale = io.out[0].scale;
+  const std::int32_t zero_point = io.out[0].zero_point;
+  for_chunks(io, out.size(), elementwise_grain, [&](std::size_t b, std::size_t e) {
+    kernels::vunary::avx512::quantize_loop(in.data + b, out.data + b, e - b, scale, zero_point);
+  });
 }
 #endif
 

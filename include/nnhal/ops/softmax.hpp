@@ -213,9 +213,17 @@ void quantized(const kernel_io& io, const quant_table* t) {
   auto out = io.output<E>(0);
   if (out.size() == 0) return;
   const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
-  if (t) return quant_slices_by_table(in.data, out.data, split, *t);
-  const auto own = std::make_unique<quant_table>(quant_table::of(make_quant_params(beta_of(io.in[1]), in.scale)));
-  quant_slices_by_table(in.data, out.data, split, *own);
+  std::unique_ptr<quant_table> own;
+  if (!t) {
+    own = std::make_unique<quant_table>(quant_table::of(make_quant_params(beta_of(io.in[1]), in.scale)));
+    t = own.get();
+  }
+  // Parallel chunks of outer blocks, each a contiguous split of its own.
+  const std::size_t block = split.axis * split.inner;
+  for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(block, 1)),
+             [&](std::size_t o0, std::size_t o1) {
+               quant_slices_by_table(in.data + o0 * block, out.data + o0 * block, {o1 - o0, split.axis, split.inner}, *t);
+             });
 }
 
 /// Float32 slices along the last axis (contiguous) in xsimd batches of Arch, exp by
@@ -282,23 +290,17 @@ NNHAL_TARGET_AVX512 inline float lanes_sum(__m512 v) {
   return s;
 }
 
-/// Float32 slices along the last axis, 16 lanes at a time: the maximum, e^((x - max) beta)
-/// and its sum in float32, then the division; other axes run the reference. Versus
-/// reference: within the CTS float32 tolerance (tests check it).
-NNHAL_TARGET_AVX512 inline void softmax_f32_avx512(const kernel_io& io) {
+/// `rows` contiguous slices of n floats, 16 lanes at a time: the maximum, e^((x - max)
+/// beta) and its sum in float32, then the division.
+NNHAL_TARGET_AVX512 inline void softmax_rows_avx512(const float* in, float* out, std::size_t rows, std::size_t n,
+                                                    float beta) {
   using simd::avx512::all16;
-  const auto in = io.input<types::f32>(0);
-  auto out = io.output<types::f32>(0);
-  if (out.size() == 0) return;
-  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
-  if (split.inner != 1) return reference<types::f32>(io);
-  const __m512 vbeta = _mm512_set1_ps(beta_of(io.in[1]));
-  const std::size_t n = split.axis;
+  const __m512 vbeta = _mm512_set1_ps(beta);
   const __mmask16 tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
   const std::size_t whole = n - n % 16;
-  for (std::size_t o = 0; o < split.outer; ++o) {
-    const float* x = in.data + o * n;
-    float* y = out.data + o * n;
+  for (std::size_t o = 0; o < rows; ++o) {
+    const float* x = in + o * n;
+    float* y = out + o * n;
     __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     for (std::size_t k = 0; k < whole; k += 16) m = _mm512_maskz_max_ps(all16, _mm512_loadu_ps(x + k), m);
     if (tail) m = _mm512_maskz_max_ps(all16, _mm512_mask_loadu_ps(m, tail, x + whole), m);
@@ -319,6 +321,22 @@ NNHAL_TARGET_AVX512 inline void softmax_f32_avx512(const kernel_io& io) {
     for (std::size_t k = 0; k < whole; k += 16) _mm512_storeu_ps(y + k, _mm512_div_ps(_mm512_loadu_ps(y + k), vsum));
     if (tail) _mm512_mask_storeu_ps(y + whole, tail, _mm512_div_ps(_mm512_maskz_loadu_ps(tail, y + whole), vsum));
   }
+}
+
+/// Float32 slices along the last axis on AVX-512, parallel chunks of slices; other axes run
+/// the reference. Versus reference: within the CTS float32 tolerance (tests check it).
+inline void softmax_f32_avx512(const kernel_io& io) {
+  const auto in = io.input<types::f32>(0);
+  auto out = io.output<types::f32>(0);
+  if (out.size() == 0) return;
+  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
+  if (split.inner != 1) return reference<types::f32>(io);
+  const float beta = beta_of(io.in[1]);
+  const std::size_t n = split.axis;
+  for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(n, 1)),
+             [&](std::size_t o0, std::size_t o1) {
+               softmax_rows_avx512(in.data + o0 * n, out.data + o0 * n, o1 - o0, n, beta);
+             });
 }
 #endif
 

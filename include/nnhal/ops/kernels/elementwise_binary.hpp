@@ -185,9 +185,12 @@ void arith_f32_avx512(const kernel_io& io) {
   const auto b = io.input<types::f32>(1);
   auto o = io.output<types::f32>(0);
   const float_range r = has_activation<Op> ? activation_range_float(io.scalar<std::int32_t>(2)) : no_clamp;
+  // Long runs (same-shape inputs are one run) split into parallel chunks.
   for_each_broadcast_run(o.dims, a.dims, b.dims,
                          [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
-                           arith_run_avx512<Op>(a.data + ao, as, b.data + bo, bs, o.data + oo, n, r);
+                           for_chunks(io, n, elementwise_grain, [&](std::size_t i, std::size_t e) {
+                             arith_run_avx512<Op>(a.data + ao + i * as, as, b.data + bo + i * bs, bs, o.data + oo + i, e - i, r);
+                           });
                          });
 }
 #endif

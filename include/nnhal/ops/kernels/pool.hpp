@@ -134,8 +134,9 @@ struct pool_op {
     }
   }
 
-  /// Runs nhwc(in, in_l, out, out_l, geometry, out_view) for an NHWC input; NCHW (and
-  /// empty outputs) go to reference(): the frame of every vectorized form below.
+  /// Runs nhwc(in, in_l, out, out_l, geometry, out_view) for an NHWC input, on parallel
+  /// chunks of output rows; NCHW (and empty outputs) go to reference(): the frame of every
+  /// vectorized form below.
   template <types::element E, class Nhwc>
   static void on_nhwc(const kernel_io& io, Nhwc&& nhwc) {
     namespace pool2d = types::sig::detail::pool2d;
@@ -144,7 +145,24 @@ struct pool_op {
     if (out.size() == 0) return;
     const pool2d::geometry g = pool2d::resolve(pool2d::read_scalars(io.in), in.dims);
     if (g.nchw) return reference<E>(io);
-    nhwc(in.data, nhwc_layout::of(in.dims, false), out.data, nhwc_layout::of(out.dims, false), g, out);
+    const nhwc_layout il = nhwc_layout::of(in.dims, false), ol = nhwc_layout::of(out.dims, false);
+    // Output rows (batch x height) in parallel chunks of about 8K elements: rows [oh0, oh1)
+    // of image n are pooled as an image of their own, whose top padding is oh0 strides
+    // higher.
+    const std::size_t row = std::max<std::size_t>(ol.w * ol.c, 1);
+    for_chunks(io, ol.n * ol.h, std::max<std::size_t>(1, 8192 / row), [&](std::size_t r0, std::size_t r1) {
+      for (std::size_t r = r0; r < r1;) {
+        const std::size_t n = r / ol.h, oh0 = r % ol.h, oh1 = std::min(ol.h, oh0 + (r1 - r));
+        pool2d::geometry gs = g;
+        gs.pad_h.head -= static_cast<std::int64_t>(oh0) * g.stride_h;
+        nhwc_layout il1 = il, ol1 = ol;
+        il1.n = 1;
+        ol1.n = 1;
+        ol1.h = oh1 - oh0;
+        nhwc(in.data + il.offset(n, 0, 0, 0), il1, out.data + ol.offset(n, oh0, 0, 0), ol1, gs, out);
+        r += oh1 - oh0;
+      }
+    });
   }
 
   /// Float32 NHWC with the channel loop in xsimd batches of Arch; NCHW runs the reference.

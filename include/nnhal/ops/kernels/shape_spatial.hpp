@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "nnhal/ops/kernel.hpp"
@@ -107,8 +108,7 @@ inline float resize_scale(std::size_t in, std::size_t out, bool align_corners) n
 /// Runs body(begin, end) over [0, n) rows, in parallel when the executor offers it.
 template <class F>
 void for_rows(const kernel_io& io, std::size_t n, F&& body) {
-  if (io.par && io.par->concurrency() > 1) io.par->parallel_for(n, 1, body);
-  else if (n) body(std::size_t{0}, n);
+  for_chunks(io, n, 1, std::forward<F>(body));
 }
 
 /// For each dimension, the input index every output index reads (-1: the pad value).

@@ -133,7 +133,9 @@ kernel table8_kernel(F&& f) {
     return [t](const kernel_io& io) {
       const auto in = io.input<E>(0);
       auto out = io.output<E>(0);
-      avx512::table8_loop(in.data, out.data, out.size(), t.data());
+      for_chunks(io, out.size(), 4 * elementwise_grain, [&](std::size_t b, std::size_t e) {
+        avx512::table8_loop(in.data + b, out.data + b, e - b, t.data());
+      });
     };
 #endif
   return [t](const kernel_io& io) { table8_loop<E>(io, t); };
@@ -174,7 +176,9 @@ void clamp_quant(const kernel_io& io, std::int32_t lo, std::int32_t hi) {
     if (simd::cpu().avx512) {
       const auto in = io.input<E>(0);
       auto out = io.output<E>(0);
-      return avx512::clamp8_loop(in.data, out.data, out.size(), lo, hi);
+      return for_chunks(io, out.size(), 4 * elementwise_grain, [&](std::size_t b, std::size_t e) {
+        avx512::clamp8_loop(in.data + b, out.data + b, e - b, lo, hi);
+      });
     }
 #endif
   using S = typename E::storage;

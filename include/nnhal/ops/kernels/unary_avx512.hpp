@@ -78,12 +78,14 @@ NNHAL_TARGET_AVX512 void f32_loop(const float* src, float* dst, std::size_t n, c
   }
 }
 
-/// The float32 tensor form of f32_loop (input 0 to output 0).
+/// The float32 tensor form of f32_loop (input 0 to output 0), in parallel chunks for
+/// large tensors.
 template <lane512 Lane>
 void f32_tensor(const kernel_io& io, const Lane& lane) {
   const auto in = io.input<types::f32>(0);
   auto out = io.output<types::f32>(0);
-  f32_loop(in.data, out.data, out.size(), lane);
+  for_chunks(io, out.size(), elementwise_grain,
+             [&](std::size_t b, std::size_t e) { f32_loop(in.data + b, out.data + b, e - b, lane); });
 }
 
 /// 64 table lookups: vpermt2b picks from 128 table bytes (t0:t1 or t2:t3) by the low 7
