@@ -1,7 +1,8 @@
 // Element-wise operations: nnhal next to XNNPACK in the same run, on an L2-resident
 // (64 KiB per tensor) and a DRAM-sized (64 MiB per tensor) shape. Element-wise ops are
 // memory-bound, so each result also reports the fraction of the machine's copy bandwidth.
-// Names: elementwise/<op>/<dtype>/<elements>/<impl>.
+// Names: elementwise/<op>/<dtype>/<elements>/<impl>, plus /cores:N for the all-cores runs
+// of the DRAM-sized tensors (wall time).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -26,11 +27,13 @@ constexpr std::uint32_t l2_bytes = 64u << 10, dram_bytes = 64u << 20;
 
 // --- nnhal -------------------------------------------------------------------------------
 
-void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n) {
+void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n, std::size_t cores) {
   std::vector<operand_spec> ins{{dt.type, {n}, dt.scale, dt.zero_point}, {dt.type, {n}, dt.scale, dt.zero_point}};
   if (op != OperationType::MAXIMUM && op != OperationType::MINIMUM)
     ins.push_back(scalar<std::int32_t>(OperandType::INT32, 0));  // no fused activation
-  op_fixture f(op, std::move(ins), {{dt.type, {n}, dt.scale * 2, dt.zero_point}});
+  fixture_options options;
+  options.cores = cores;
+  op_fixture f(op, std::move(ins), {{dt.type, {n}, dt.scale * 2, dt.zero_point}}, options);
   if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
@@ -61,10 +64,12 @@ const unary_case unary_cases[] = {
     {"dequantize", OperationType::DEQUANTIZE, qu8, f32, 0.0f, 0},
 };
 
-void nnhal_unary(benchmark::State& state, const unary_case& c, std::uint32_t n) {
+void nnhal_unary(benchmark::State& state, const unary_case& c, std::uint32_t n, std::size_t cores) {
   std::vector<operand_spec> ins{{c.in.type, {n}, c.in.scale, c.in.zero_point}};
   if (c.op == OperationType::ELU) ins.push_back(scalar<float>(OperandType::FLOAT32, 1.0f));
-  op_fixture f(c.op, std::move(ins), {{c.out.type, {n}, c.out_scale, c.out_zero_point}});
+  fixture_options options;
+  options.cores = cores;
+  op_fixture f(c.op, std::move(ins), {{c.out.type, {n}, c.out_scale, c.out_zero_point}}, options);
   if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
@@ -73,7 +78,8 @@ void nnhal_unary(benchmark::State& state, const unary_case& c, std::uint32_t n) 
 #if NNHAL_BENCH_XNNPACK
 /// Creates, sets up and runs one XNNPACK element-wise binary operator on 1-D inputs; skipped
 /// where XNNPACK has no such operator for the type.
-void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n) {
+void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n, std::size_t cores) {
+  pthreadpool_t threads = xnn_threads(cores);
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
     return;
@@ -91,27 +97,27 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
     switch (op) {
       case OperationType::ADD:
         s = xnn_create_add_nd_f32(lo, hi, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_add_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_add_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, threads);
         break;
       case OperationType::SUB:
         s = xnn_create_subtract_nd_f32(lo, hi, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_subtract_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_subtract_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, threads);
         break;
       case OperationType::MUL:
         s = xnn_create_multiply_nd_f32(lo, hi, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_multiply_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_multiply_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, threads);
         break;
       case OperationType::DIV:
         s = xnn_create_divide_nd_f32(lo, hi, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_divide_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_divide_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, threads);
         break;
       case OperationType::MAXIMUM:
         s = xnn_create_maximum_nd_f32(0, &o);
-        if (s == xnn_status_success) s = xnn_setup_maximum_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_maximum_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, threads);
         break;
       case OperationType::MINIMUM:
         s = xnn_create_minimum_nd_f32(0, &o);
-        if (s == xnn_status_success) s = xnn_setup_minimum_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_minimum_nd_f32(o, 1, shape, 1, shape, fa, fb, fy, threads);
         break;
       default: break;
     }
@@ -123,15 +129,15 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
     switch (op) {
       case OperationType::ADD:
         s = xnn_create_add_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_add_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_add_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::SUB:
         s = xnn_create_subtract_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_subtract_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_subtract_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::MUL:
         s = xnn_create_multiply_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_multiply_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_multiply_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       default: break;
     }
@@ -143,15 +149,15 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
     switch (op) {
       case OperationType::ADD:
         s = xnn_create_add_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_add_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_add_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::SUB:
         s = xnn_create_subtract_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_subtract_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_subtract_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::MUL:
         s = xnn_create_multiply_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_multiply_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_multiply_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       default: break;
     }
@@ -160,12 +166,13 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
     state.SkipWithError("no XNNPACK counterpart");
     return;
   }
-  if (xnn_time_operator(state, s, o)) report_traffic(state, 3 * n * esize);
+  if (xnn_time_operator(state, s, o, threads)) report_traffic(state, 3 * n * esize);
 }
 
 /// Creates, sets up and runs the XNNPACK counterpart of unary case `c` on n elements
 /// (channels n, batch 1); skipped where XNNPACK has no such operator.
-void xnnpack_unary(benchmark::State& state, const unary_case& c, std::uint32_t n) {
+void xnnpack_unary(benchmark::State& state, const unary_case& c, std::uint32_t n, std::size_t cores) {
+  pthreadpool_t threads = xnn_threads(cores);
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
     return;
@@ -196,59 +203,59 @@ void xnnpack_unary(benchmark::State& state, const unary_case& c, std::uint32_t n
     case OperationType::RELU6:
       if (float_in) {
         s = xnn_create_clamp_nc_f32(n, n, n, 0.0f, 6.0f, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_clamp_nc_f32(o, 1, xf, yf, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_clamp_nc_f32(o, 1, xf, yf, threads);
       } else {
         const auto six = static_cast<std::uint8_t>(std::min(255.0f, std::round(6.0f / c.in.scale) + c.in.zero_point));
         s = xnn_create_clamp_nc_u8(n, n, n, in_zp, six, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_clamp_nc_u8(o, 1, xq, yq, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_clamp_nc_u8(o, 1, xq, yq, threads);
       }
       break;
     case OperationType::ABS:
       s = xnn_create_abs_nc_f32(n, n, n, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_abs_nc_f32(o, 1, xf, yf, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_abs_nc_f32(o, 1, xf, yf, threads);
       break;
     case OperationType::NEG:
       s = xnn_create_negate_nc_f32(n, n, n, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_negate_nc_f32(o, 1, xf, yf, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_negate_nc_f32(o, 1, xf, yf, threads);
       break;
     case OperationType::FLOOR:
       s = xnn_create_floor_nc_f32(n, n, n, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_floor_nc_f32(o, 1, xf, yf, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_floor_nc_f32(o, 1, xf, yf, threads);
       break;
     case OperationType::SQRT:
       s = xnn_create_square_root_nc_f32(n, n, n, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_square_root_nc_f32(o, 1, xf, yf, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_square_root_nc_f32(o, 1, xf, yf, threads);
       break;
     case OperationType::LOGISTIC:
       if (float_in) {
         s = xnn_create_sigmoid_nc_f32(n, n, n, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_sigmoid_nc_f32(o, 1, xf, yf, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_sigmoid_nc_f32(o, 1, xf, yf, threads);
       } else {
         s = xnn_create_sigmoid_nc_qu8(n, n, n, in_zp, c.in.scale, out_zp, c.out_scale, 0, 255, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_sigmoid_nc_qu8(o, 1, xq, yq, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_sigmoid_nc_qu8(o, 1, xq, yq, threads);
       }
       break;
     case OperationType::TANH:
       if (!float_in) {  // Debian's XNNPACK has no float32 tanh operator
         s = xnn_create_tanh_nc_qu8(n, n, n, in_zp, c.in.scale, out_zp, c.out_scale, 0, 255, 0, &o);
-        if (s == xnn_status_success) s = xnn_setup_tanh_nc_qu8(o, 1, xq, yq, nullptr);
+        if (s == xnn_status_success) s = xnn_setup_tanh_nc_qu8(o, 1, xq, yq, threads);
       }
       break;
     case OperationType::ELU:
       s = xnn_create_elu_nc_f32(n, n, n, 1.0f, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_elu_nc_f32(o, 1, xf, yf, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_elu_nc_f32(o, 1, xf, yf, threads);
       break;
     case OperationType::HARD_SWISH:
       s = xnn_create_hardswish_nc_f32(n, n, n, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_hardswish_nc_f32(o, 1, xf, yf, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_hardswish_nc_f32(o, 1, xf, yf, threads);
       break;
     case OperationType::QUANTIZE:
       s = xnn_create_convert_nc_f32_qu8(n, n, n, c.out_scale, out_zp, 0, 255, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_convert_nc_f32_qu8(o, 1, xf, yq, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_convert_nc_f32_qu8(o, 1, xf, yq, threads);
       break;
     case OperationType::DEQUANTIZE:
       s = xnn_create_convert_nc_qu8_f32(n, n, n, c.in.scale, in_zp, 0, &o);
-      if (s == xnn_status_success) s = xnn_setup_convert_nc_qu8_f32(o, 1, xq, yf, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_convert_nc_qu8_f32(o, 1, xq, yf, threads);
       break;
     default: break;
   }
@@ -256,11 +263,18 @@ void xnnpack_unary(benchmark::State& state, const unary_case& c, std::uint32_t n
     state.SkipWithError("no XNNPACK counterpart");
     return;
   }
-  if (xnn_time_operator(state, s, o)) report_traffic(state, n * (in_size + out_size));
+  if (xnn_time_operator(state, s, o, threads)) report_traffic(state, n * (in_size + out_size));
 }
 #endif
 
 // --- registration ------------------------------------------------------------------------
+
+/// One core for every size; all cores too for the DRAM-sized tensors (an L2-sized one is
+/// below the kernels' parallel grain and stays on one thread).
+std::vector<std::size_t> cores_for(std::uint32_t bytes) {
+  if (bytes == dram_bytes && all_cores() > 1) return {1, all_cores()};
+  return {1};
+}
 
 int register_all() {
   struct binary_case {
@@ -278,10 +292,14 @@ int register_all() {
       for (std::uint32_t bytes : {l2_bytes, dram_bytes}) {
         const std::uint32_t n = bytes / static_cast<std::uint32_t>(types::type_info(dt.type).element_size);
         const std::string base = std::string("elementwise/") + c.name + "/" + dt.name + "/" + std::to_string(n) + "/";
-        benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_binary, c.op, dt, n);
+        for (std::size_t cores : cores_for(bytes)) {
+          auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_binary, c.op, dt, n, cores);
+          if (cores > 1) b->UseRealTime();
 #if NNHAL_BENCH_XNNPACK
-        benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_binary, c.op, dt, n);
+          auto* x = benchmark::RegisterBenchmark((base + "xnnpack" + cores_suffix(cores)).c_str(), xnnpack_binary, c.op, dt, n, cores);
+          if (cores > 1) x->UseRealTime();
 #endif
+        }
       }
     }
   }
@@ -289,11 +307,17 @@ int register_all() {
     for (std::uint32_t bytes : {l2_bytes, dram_bytes}) {
       const std::uint32_t n = bytes / static_cast<std::uint32_t>(types::type_info(c.in.type).element_size);
       const std::string base = std::string("elementwise/") + c.name + "/" + c.in.name + "/" + std::to_string(n) + "/";
-      benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_unary, c, n);
+      for (std::size_t cores : cores_for(bytes)) {
+        auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_unary, c, n, cores);
+        if (cores > 1) b->UseRealTime();
 #if NNHAL_BENCH_XNNPACK
-      const bool has_counterpart = !(c.op == OperationType::TANH && c.in.type == OperandType::TENSOR_FLOAT32);
-      if (has_counterpart) benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_unary, c, n);
+        const bool has_counterpart = !(c.op == OperationType::TANH && c.in.type == OperandType::TENSOR_FLOAT32);
+        if (has_counterpart) {
+          auto* x = benchmark::RegisterBenchmark((base + "xnnpack" + cores_suffix(cores)).c_str(), xnnpack_unary, c, n, cores);
+          if (cores > 1) x->UseRealTime();
+        }
 #endif
+      }
     }
   }
   return 0;

@@ -1,4 +1,5 @@
-// Pooling and softmax on MobileNet shapes: nnhal next to XNNPACK in the same run, one core.
+// Pooling and softmax on MobileNet shapes: nnhal next to XNNPACK in the same run, on one core
+// and on all of them (/cores:N, wall time).
 // These are memory-bound, so each result reports bytes per second (input read once,
 // output written once) and copy_frac, the fraction of this machine's copy bandwidth.
 // Names: pool/<op>/<dtype>/<shape>/<impl>.
@@ -50,7 +51,7 @@ std::vector<std::uint32_t> output_dims(const pool_case& c) {
 
 // --- nnhal -------------------------------------------------------------------------------
 
-void nnhal_pool(benchmark::State& state, pool_case c, dtype_spec dt) {
+void nnhal_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size_t cores) {
   const auto i32 = [](std::int32_t v) { return scalar<std::int32_t>(OperandType::INT32, v); };
   const operand_spec in{dt.type, c.in, dt.scale, dt.zero_point};
   operand_spec out{dt.type, output_dims(c), dt.scale, dt.zero_point};
@@ -72,14 +73,17 @@ void nnhal_pool(benchmark::State& state, pool_case c, dtype_spec dt) {
       if (dt.type != OperandType::TENSOR_FLOAT32) out.scale = 1.0f / 256, out.zero_point = 0;  // the HAL's fixed output
       break;
   }
-  op_fixture f(op, ins, {out});
+  fixture_options options;
+  options.cores = cores;
+  op_fixture f(op, ins, {out}, options);
   if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
 // --- XNNPACK -----------------------------------------------------------------------------
 
 #if NNHAL_BENCH_XNNPACK
-void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt) {
+void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size_t cores) {
+  pthreadpool_t threads = xnn_threads(cores);
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
     return;
@@ -101,12 +105,12 @@ void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt) {
         s = xnn_create_global_average_pooling_nwc_f32(ch, ch, ch, -inf, inf, 0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_global_average_pooling_nwc_f32(o, c.in[0], width, reinterpret_cast<const float*>(x.data()),
-                                                       reinterpret_cast<float*>(y.data()), nullptr);
+                                                       reinterpret_cast<float*>(y.data()), threads);
       } else {
         s = xnn_create_global_average_pooling_nwc_qu8(ch, ch, ch, zp, dt.scale, zp, dt.scale, 0, 255, 0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_global_average_pooling_nwc_qu8(o, c.in[0], width, reinterpret_cast<const std::uint8_t*>(x.data()),
-                                                       reinterpret_cast<std::uint8_t*>(y.data()), nullptr);
+                                                       reinterpret_cast<std::uint8_t*>(y.data()), threads);
       }
       break;
     }
@@ -116,12 +120,12 @@ void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt) {
         s = xnn_create_max_pooling2d_nhwc_f32(0, 1, 1, 0, 3, 3, 2, 2, 1, 1, ch, ch, ch, -inf, inf, 0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_max_pooling2d_nhwc_f32(o, c.in[0], c.in[1], c.in[2], reinterpret_cast<const float*>(x.data()),
-                                               reinterpret_cast<float*>(y.data()), nullptr);
+                                               reinterpret_cast<float*>(y.data()), threads);
       } else {
         s = xnn_create_max_pooling2d_nhwc_u8(0, 1, 1, 0, 3, 3, 2, 2, 1, 1, ch, ch, ch, 0, 255, 0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_max_pooling2d_nhwc_u8(o, c.in[0], c.in[1], c.in[2], reinterpret_cast<const std::uint8_t*>(x.data()),
-                                              reinterpret_cast<std::uint8_t*>(y.data()), nullptr);
+                                              reinterpret_cast<std::uint8_t*>(y.data()), threads);
       }
       break;
     }
@@ -131,14 +135,14 @@ void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt) {
         s = xnn_create_average_pooling2d_nhwc_f32(0, 1, 1, 0, 3, 3, 2, 2, ch, ch, ch, -inf, inf, 0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_average_pooling2d_nhwc_f32(o, c.in[0], c.in[1], c.in[2], reinterpret_cast<const float*>(x.data()),
-                                                   reinterpret_cast<float*>(y.data()), nullptr);
+                                                   reinterpret_cast<float*>(y.data()), threads);
       } else {
         s = xnn_create_average_pooling2d_nhwc_qu8(0, 1, 1, 0, 3, 3, 2, 2, ch, ch, ch, zp, dt.scale, zp, dt.scale, 0, 255,
                                                   0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_average_pooling2d_nhwc_qu8(o, c.in[0], c.in[1], c.in[2],
                                                    reinterpret_cast<const std::uint8_t*>(x.data()),
-                                                   reinterpret_cast<std::uint8_t*>(y.data()), nullptr);
+                                                   reinterpret_cast<std::uint8_t*>(y.data()), threads);
       }
       break;
     }
@@ -148,17 +152,17 @@ void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt) {
         s = xnn_create_softmax_nc_f32(classes, classes, classes, 0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_softmax_nc_f32(o, c.in[0], reinterpret_cast<const float*>(x.data()),
-                                       reinterpret_cast<float*>(y.data()), nullptr);
+                                       reinterpret_cast<float*>(y.data()), threads);
       } else {
         s = xnn_create_softmax_nc_qu8(classes, classes, classes, dt.scale, 0, 1.0f / 256, 0, &o);
         if (s == xnn_status_success)
           s = xnn_setup_softmax_nc_qu8(o, c.in[0], reinterpret_cast<const std::uint8_t*>(x.data()),
-                                       reinterpret_cast<std::uint8_t*>(y.data()), nullptr);
+                                       reinterpret_cast<std::uint8_t*>(y.data()), threads);
       }
       break;
     }
   }
-  if (xnn_time_operator(state, s, o)) report_traffic(state, (in_n + out_n) * esize);
+  if (xnn_time_operator(state, s, o, threads)) report_traffic(state, (in_n + out_n) * esize);
 }
 #endif
 
@@ -166,10 +170,16 @@ int register_all() {
   for (const auto& c : cases) {
     for (auto dt : {f32, qu8}) {
       const std::string base = std::string("pool/") + c.op + "/" + dt.name + "/" + c.shape + "/";
-      benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_pool, c, dt);
+      // One core, then all of them (wall time: the other threads' work counts).
+      for (std::size_t cores : {std::size_t{1}, all_cores()}) {
+        auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_pool, c, dt, cores);
 #if NNHAL_BENCH_XNNPACK
-      benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_pool, c, dt);
+        auto* x = benchmark::RegisterBenchmark((base + "xnnpack" + cores_suffix(cores)).c_str(), xnnpack_pool, c, dt, cores);
+        if (cores > 1) x->UseRealTime();
 #endif
+        if (cores > 1) b->UseRealTime();
+        if (all_cores() == 1) break;
+      }
     }
   }
   return 0;

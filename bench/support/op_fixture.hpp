@@ -4,10 +4,15 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "nnhal/exec/scheduler.hpp"
 #include "nnhal/ops/registry.hpp"
 #include "support/machine.hpp"
 
@@ -26,7 +31,14 @@ struct fixture_options {
   std::vector<bool> omitted;  // per input: NO_VALUE (empty: none omitted)
   float range = 4.0f;         // float tensors are uniform in [-range, range]
   std::uint32_t seed = 42;
+  std::size_t cores = 1;      // > 1: kernels get a parallel context of this many threads
 };
+
+/// The machine's hardware threads: the "all cores" benchmark variants use this many.
+inline std::size_t all_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+/// The name suffix of an all-cores variant ("" for one core).
+inline std::string cores_suffix(std::size_t cores) { return cores > 1 ? "/cores:" + std::to_string(cores) : ""; }
 
 class op_fixture {
  public:
@@ -34,6 +46,10 @@ class op_fixture {
              const fixture_options& options = {})
       : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
     op_.type = op;
+    if (options.cores > 1) {  // the calling thread takes part: cores - 1 workers
+      pool_ = std::make_unique<exec::thread_pool>(options.cores - 1);
+      par_ = std::make_unique<exec::pool_context>(*pool_);
+    }
     std::mt19937 rng(options.seed);
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       auto& s = inputs_[i];
@@ -59,7 +75,10 @@ class op_fixture {
 
   bool ok() const { return ok_; }
   const std::string& error() const { return error_; }
-  void run() { kernel_(ops::kernel_io{in_, out_, out_data_, &serial_}); }
+  void run() {
+    exec::parallel_context* par = par_ ? static_cast<exec::parallel_context*>(par_.get()) : &serial_;
+    kernel_(ops::kernel_io{in_, out_, out_data_, par});
+  }
   /// Runs the operation once per iteration of `state`. False, and the benchmark skipped
   /// with the bind error, when it did not bind.
   bool time(benchmark::State& state) {
@@ -132,6 +151,8 @@ class op_fixture {
   std::vector<std::byte*> out_data_;
   ops::kernel kernel_;
   exec::serial_context serial_;
+  std::unique_ptr<exec::thread_pool> pool_;
+  std::unique_ptr<exec::pool_context> par_;
   bool ok_ = false;
   std::string error_;
 };
