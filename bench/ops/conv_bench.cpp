@@ -1,11 +1,13 @@
 // Convolution family on the MobileNet v1 1.0-224 layer shapes at batch 1: nnhal next to
-// XNNPACK and oneDNN in the same run, single-threaded. Each result reports GFLOP/s (GOP/s
+// XNNPACK and oneDNN in the same run, on one thread and on all cores (/cores:N, wall time;
+// each library gets N threads: nnhal a pool_context, XNNPACK a pthreadpool, oneDNN OpenMP). Each result reports GFLOP/s (GOP/s
 // for quant8: 2 ops per multiply-add) and the fraction of this core's measured peak (FMA
 // for float32, vpdpbusd for quant8) as counters.
 // Names: conv/<op>/<dtype>/<shape>/<impl>, op in {conv_2d, depthwise_conv_2d,
 // fully_connected}, dtype in {f32, qu8, qs8, qc8} (qc8: signed activations with
 // per-channel filters), impl in {nnhal, xnnpack, onednn}. oneDNN has no unsigned filters:
-// its qu8 column runs u8 activations with s8 filters.
+// its qu8 column runs u8 activations with s8 filters. GFLOP/s of an all-cores run are
+// still reported against one core's peak (peak_frac above 1 is possible).
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -18,12 +20,16 @@
 #include <vector>
 
 #include "nnhal/exec/parallel.hpp"
+#include "nnhal/exec/scheduler.hpp"
 #include "nnhal/ops/families/conv.hpp"
 #include "support/machine.hpp"
 
 #include "support/xnnpack_run.hpp"
 #if NNHAL_BENCH_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
+#endif
+#if NNHAL_BENCH_OMP
+extern "C" void omp_set_num_threads(int);  // libgomp, oneDNN's threading runtime here
 #endif
 
 namespace nnhal::bench {
@@ -137,7 +143,7 @@ void report(benchmark::State& state, const layer& l, dtype d) {
 
 // --- nnhal -------------------------------------------------------------------------------
 
-void nnhal_case(benchmark::State& state, layer l, dtype d) {
+void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
   case_data c = make_data(l, d);
   const bool q = d != dtype::f32;
   const bool fc = l.op == OperationType::FULLY_CONNECTED;
@@ -198,9 +204,16 @@ void nnhal_case(benchmark::State& state, layer l, dtype d) {
   std::array<std::byte*, 1> data{q ? reinterpret_cast<std::byte*>(c.output.data())
                                    : reinterpret_cast<std::byte*>(c.output_f.data())};
   exec::serial_context serial;
+  std::unique_ptr<exec::thread_pool> pool;  // the calling thread takes part: cores - 1 workers
+  std::unique_ptr<exec::pool_context> threads;
+  if (cores > 1) {
+    pool = std::make_unique<exec::thread_pool>(cores - 1);
+    threads = std::make_unique<exec::pool_context>(*pool);
+  }
+  exec::parallel_context* par = threads ? static_cast<exec::parallel_context*>(threads.get()) : &serial;
   const ops::kernel k = std::move(*bound);
   for (auto _ : state) {
-    k(ops::kernel_io{in, out, data, &serial});
+    k(ops::kernel_io{in, out, data, par});
     benchmark::ClobberMemory();
   }
   report(state, l, d);
@@ -209,7 +222,8 @@ void nnhal_case(benchmark::State& state, layer l, dtype d) {
 // --- XNNPACK -----------------------------------------------------------------------------
 
 #if NNHAL_BENCH_XNNPACK
-void xnnpack_case(benchmark::State& state, layer l, dtype d) {
+void xnnpack_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
+  pthreadpool_t threads = xnn_threads(cores);
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
     return;
@@ -231,8 +245,8 @@ void xnnpack_case(benchmark::State& state, layer l, dtype d) {
                                                  l.cin, l.cout, c.filter_f.data(), c.bias_f.data(), 0.0f, 6.0f, flags,
                                                  &o);
       if (s == xnn_status_success)
-        s = fc ? xnn_setup_fully_connected_nc_f32(o, 1, c.input_f.data(), c.output_f.data(), nullptr)
-               : xnn_setup_convolution2d_nhwc_f32(o, 1, l.h, l.w, c.input_f.data(), c.output_f.data(), nullptr);
+        s = fc ? xnn_setup_fully_connected_nc_f32(o, 1, c.input_f.data(), c.output_f.data(), threads)
+               : xnn_setup_convolution2d_nhwc_f32(o, 1, l.h, l.w, c.input_f.data(), c.output_f.data(), threads);
       break;
     case dtype::qu8:
       s = fc ? xnn_create_fully_connected_nc_qu8(l.cin, l.cout, l.cin, l.cout, 128, in_scale, 120, w_scale,
@@ -241,8 +255,8 @@ void xnnpack_case(benchmark::State& state, layer l, dtype d) {
                                                  l.cin, l.cout, 128, in_scale, 120, w_scale, c.filter.data(),
                                                  c.bias_q.data(), 128, os, 128, 255, flags, &o);
       if (s == xnn_status_success)
-        s = fc ? xnn_setup_fully_connected_nc_qu8(o, 1, c.input.data(), c.output.data(), nullptr)
-               : xnn_setup_convolution2d_nhwc_qu8(o, 1, l.h, l.w, c.input.data(), c.output.data(), nullptr);
+        s = fc ? xnn_setup_fully_connected_nc_qu8(o, 1, c.input.data(), c.output.data(), threads)
+               : xnn_setup_convolution2d_nhwc_qu8(o, 1, l.h, l.w, c.input.data(), c.output.data(), threads);
       break;
     case dtype::qs8: {
       const auto* in8 = reinterpret_cast<const std::int8_t*>(c.input.data());
@@ -255,8 +269,8 @@ void xnnpack_case(benchmark::State& state, layer l, dtype d) {
                                                  l.cin, l.cout, 0, in_scale, w_scale, w8, c.bias_q.data(), 0, os, 0,
                                                  127, flags, &o);
       if (s == xnn_status_success)
-        s = fc ? xnn_setup_fully_connected_nc_qs8(o, 1, in8, out8, nullptr)
-               : xnn_setup_convolution2d_nhwc_qs8(o, 1, l.h, l.w, in8, out8, nullptr);
+        s = fc ? xnn_setup_fully_connected_nc_qs8(o, 1, in8, out8, threads)
+               : xnn_setup_convolution2d_nhwc_qs8(o, 1, l.h, l.w, in8, out8, threads);
       break;
     }
     case dtype::qc8: {
@@ -270,19 +284,27 @@ void xnnpack_case(benchmark::State& state, layer l, dtype d) {
                                             l.cout, 0, in_scale, c.scales.data(),
                                             reinterpret_cast<const std::int8_t*>(c.filter.data()), c.bias_q.data(), 0,
                                             os, 0, 127, flags, &o);
-      if (s == xnn_status_success) s = xnn_setup_convolution2d_nhwc_qc8(o, 1, l.h, l.w, in8, out8, nullptr);
+      if (s == xnn_status_success) s = xnn_setup_convolution2d_nhwc_qc8(o, 1, l.h, l.w, in8, out8, threads);
       break;
     }
   }
-  if (xnn_time_operator(state, s, o)) report(state, l, d);
+  if (xnn_time_operator(state, s, o, threads)) report(state, l, d);
 }
 #endif
 
 // --- oneDNN ------------------------------------------------------------------------------
 
 #if NNHAL_BENCH_ONEDNN
-void onednn_case(benchmark::State& state, layer l, dtype d) {
+void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
   using namespace dnnl;
+#if NNHAL_BENCH_OMP
+  omp_set_num_threads(static_cast<int>(cores));
+#else
+  if (cores > 1) {
+    state.SkipWithError("oneDNN's thread count cannot be set in this build");
+    return;
+  }
+#endif
   using tag = memory::format_tag;
   using dt = memory::data_type;
   if (d == dtype::qc8 && l.op == OperationType::FULLY_CONNECTED) {
@@ -360,13 +382,23 @@ int register_all() {
     for (dtype d : {dtype::f32, dtype::qu8, dtype::qs8, dtype::qc8}) {
       if (d == dtype::qc8 && l.op == OperationType::FULLY_CONNECTED) continue;  // no per-channel FULLY_CONNECTED
       const std::string base = std::string("conv/") + l.op_name() + "/" + name_of(d) + "/" + l.shape + "/";
-      benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_case, l, d)->Unit(benchmark::kMicrosecond);
+      std::vector<std::size_t> core_counts{1};
+      if (all_cores() > 1) core_counts.push_back(all_cores());
+      for (std::size_t cores : core_counts) {
+        const std::string suffix = cores_suffix(cores);
+        auto reg = [&](const char* impl, auto fn) {
+          auto* b = benchmark::RegisterBenchmark((base + impl + suffix).c_str(), fn, l, d, cores);
+          b->Unit(benchmark::kMicrosecond);
+          if (cores > 1) b->UseRealTime();
+        };
+        reg("nnhal", nnhal_case);
 #if NNHAL_BENCH_XNNPACK
-      benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_case, l, d)->Unit(benchmark::kMicrosecond);
+        reg("xnnpack", xnnpack_case);
 #endif
 #if NNHAL_BENCH_ONEDNN
-      benchmark::RegisterBenchmark((base + "onednn").c_str(), onednn_case, l, d)->Unit(benchmark::kMicrosecond);
+        reg("onednn", onednn_case);
 #endif
+      }
     }
   return 0;
 }

@@ -3,7 +3,10 @@
 // and the single-core peak of FMA (float32) and VNNI dot products (int8).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <string>
+#include <thread>
 
 namespace nnhal::bench {
 
@@ -24,5 +27,11 @@ inline double copy_bandwidth_for(std::size_t bytes) {
   if (bytes <= (std::size_t{16} << 20)) return peaks().copy_mid_bytes_per_s;
   return peaks().copy_dram_bytes_per_s;
 }
+
+/// The machine's hardware threads: the "all cores" benchmark variants use this many.
+inline std::size_t all_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+/// The name suffix of an all-cores variant ("" for one core).
+inline std::string cores_suffix(std::size_t cores) { return cores > 1 ? "/cores:" + std::to_string(cores) : ""; }
 
 }  // namespace nnhal::bench

@@ -34,11 +34,6 @@ struct fixture_options {
   std::size_t cores = 1;      // > 1: kernels get a parallel context of this many threads
 };
 
-/// The machine's hardware threads: the "all cores" benchmark variants use this many.
-inline std::size_t all_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-/// The name suffix of an all-cores variant ("" for one core).
-inline std::string cores_suffix(std::size_t cores) { return cores > 1 ? "/cores:" + std::to_string(cores) : ""; }
 
 class op_fixture {
  public:
