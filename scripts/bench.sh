@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs the benchmark suite for this machine (-O3 -march=native), side by side
-# with XNNPACK and oneDNN from Debian (installed here if missing). Results go to
+# Builds and runs the benchmark suite (-O3; nnhal's kernels pick the CPU's instruction set
+# at run time), side by side with XNNPACK and oneDNN from Debian (installed here if
+# missing). Each case runs on one thread, and most also on all cores (/cores:N). Results go to
 # build/bench/results/<bench>.json (Google Benchmark JSON) and to the console.
 #   scripts/bench.sh [BENCH_NAME_REGEX] [extra benchmark flags...]
 set -euo pipefail

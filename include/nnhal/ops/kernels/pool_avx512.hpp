@@ -117,13 +117,14 @@ NNHAL_TARGET_AVX512 void max_pool_q8_nhwc(const S* in, const nhwc_layout& in_l, 
           const std::size_t left = channels - c0;
           const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
           __m512i acc = init;
-          for (std::int64_t y = w.y_begin; y < w.y_end; ++y)
-            for (std::int64_t x = w.x_begin; x < w.x_end; ++x)
-            {
-              const __m512i v =
-                  _mm512_maskz_loadu_epi8(m, in + in_l.offset(n, static_cast<std::size_t>(y), static_cast<std::size_t>(x), c0));
+          const S* row = in + in_l.offset(n, static_cast<std::size_t>(w.y_begin), static_cast<std::size_t>(w.x_begin), c0);
+          for (std::int64_t y = w.y_begin; y < w.y_end; ++y, row += in_l.stride_h) {
+            const S* p = row;
+            for (std::int64_t x = w.x_begin; x < w.x_end; ++x, p += in_l.stride_w) {
+              const __m512i v = _mm512_maskz_loadu_epi8(m, p);
               acc = is_signed ? _mm512_maskz_max_epi8(all64, acc, v) : _mm512_maskz_max_epu8(all64, acc, v);
             }
+          }
           acc = is_signed ? _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, acc, vlo), vhi)
                         : _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, acc, vlo), vhi);
           _mm512_mask_storeu_epi8(q + c0, m, acc);
