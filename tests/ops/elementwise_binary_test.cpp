@@ -873,37 +873,84 @@ TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM (and their AVX-512 f
   }
 }
 
-TEST_CASE("AVX-512 quant8 SUB equals the reference bit for bit") {
+#if NNHAL_HAVE_X86_KERNELS
+namespace {
+/// rescale_input on d[0..16), stored to out.
+NNHAL_TARGET_AVX512 void rescale16(const std::int32_t* d, std::int32_t* out, nnhal::ops::quant::fixed_multiplier m) {
+  const auto st = nnhal::ops::add::input_stage::of(m);
+  _mm512_storeu_si512(out, nnhal::ops::add::rescale_input(_mm512_loadu_si512(d), st));
+}
+}  // namespace
+
+TEST_CASE("quant8 ADD's int32 input stage equals apply_multiplier(d * 2^20, m) for every input") {
+  if (!nnhal::simd::cpu().avx512) return;
+  namespace q = nnhal::ops::quant;
+  std::mt19937 rng(0x1257);
+  std::vector<std::int32_t> d;
+  for (int v = -255; v <= 255; ++v) d.push_back(v);
+  d.resize((d.size() + 15) / 16 * 16, 0);
+  std::vector<std::int32_t> got(d.size());
+  for (int iter = 0; iter < 3000; ++iter) {
+    // Multipliers as ADD makes them (s_i / (2 max) in (0, 1/2]), and negated as SUB does.
+    q::fixed_multiplier m = q::quantize_multiplier(std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng),
+                                                              -uni(rng, 1, 24)));
+    if (iter % 2) m.mantissa_q31 = -m.mantissa_q31;
+    INFO("mantissa " << m.mantissa_q31 << " shift " << m.shift);
+    REQUIRE(m.shift <= 0);
+    for (std::size_t i = 0; i < d.size(); i += 16) rescale16(d.data() + i, got.data() + i, m);
+    for (std::size_t i = 0; i < d.size(); ++i)
+      if (got[i] != q::apply_multiplier(d[i] * (1 << 20), m)) {
+        FAIL_CHECK("d=" << d[i] << ": " << got[i] << " vs " << q::apply_multiplier(d[i] * (1 << 20), m));
+        break;
+      }
+  }
+}
+#endif
+
+TEST_CASE("AVX-512 quant8 ADD, SUB and MUL equal the reference bit for bit") {
   namespace ops = nnhal::ops;
   if (!nnhal::simd::cpu().avx512) {
-    MESSAGE("this CPU has no AVX-512: the quant8 SUB kernel is the reference");
+    MESSAGE("this CPU has no AVX-512: the quant8 ADD / SUB / MUL kernels are the reference");
     return;
   }
   std::mt19937 seeds(0x5AB5);
-  for (OT type : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED})
-    for (int i = 0; i < 80; ++i) {
-      const std::uint32_t seed = seeds();
-      std::mt19937 rng(seed);
-      op_case c = gen_pair(OpT::SUB, type, i % 4, rng);
-      if (i % 3 == 0) {  // long runs: whole 16-lane blocks plus a tail, one side broadcast or not
-        const std::uint32_t n = static_cast<std::uint32_t>(uni(rng, 16, 200));
-        c.ins[0] = make_tensor(type, {2, n}, c.ins[0].scale, c.ins[0].zp);
-        c.ins[1] = make_tensor(type, uni(rng, 0, 1) ? dims_t{n} : dims_t{2, 1}, c.ins[1].scale, c.ins[1].zp);
-        fill_random(c.ins[0], rng, 0);
-        fill_random(c.ins[1], rng, 0);
+  for (OpT op : {OpT::ADD, OpT::SUB, OpT::MUL})
+    for (OT type : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED})
+      for (int i = 0; i < 80; ++i) {
+        const std::uint32_t seed = seeds();
+        std::mt19937 rng(seed);
+        op_case c = gen_pair(op, type, i % 4, rng);
+        if (i % 3 == 0) {  // long runs: whole 16-lane blocks plus a tail, one side broadcast or not
+          const std::uint32_t n = static_cast<std::uint32_t>(uni(rng, 16, 200));
+          c.ins[0] = make_tensor(type, {2, n}, c.ins[0].scale, c.ins[0].zp);
+          c.ins[1] = make_tensor(type, uni(rng, 0, 1) ? dims_t{n} : dims_t{2, 1}, c.ins[1].scale, c.ins[1].zp);
+          fill_random(c.ins[0], rng, 0);
+          fill_random(c.ins[1], rng, 0);
+        }
+        INFO(str(op) << " seed=" << seed << ": " << c.describe());
+        // The multipliers as bind computes them; the output's shape does not matter to them.
+        const auto a = desc_of(c.ins[0]), b = desc_of(c.ins[1]), o = desc_of(c.out);
+        auto entries = [&](auto tag) {
+          using E = decltype(tag);
+          tensor v, r;
+          if (op == OpT::MUL) {
+            const auto p = ops::mul::make_quant_params(a, b, o);
+            v = run_entry1(op, [&](const ops::kernel_io& io) { ops::mul::vectorized<E>(io, p); }, c.ins, c.out);
+            r = run_entry1(op, [&](const ops::kernel_io& io) { ops::mul::reference<E>(io, p); }, c.ins, c.out);
+          } else if (op == OpT::SUB) {
+            const auto p = ops::sub::make_quant_params(a, b, o);
+            v = run_entry1(op, [&](const ops::kernel_io& io) { ops::sub::vectorized<E>(io, p); }, c.ins, c.out);
+            r = run_entry1(op, [&](const ops::kernel_io& io) { ops::sub::reference<E>(io, p); }, c.ins, c.out);
+          } else {
+            const auto p = ops::add::make_quant_params(a, b, o);
+            v = run_entry1(op, [&](const ops::kernel_io& io) { ops::add::vectorized<E>(io, p); }, c.ins, c.out);
+            r = run_entry1(op, [&](const ops::kernel_io& io) { ops::add::reference<E>(io, p); }, c.ins, c.out);
+          }
+          CHECK(same_bytes(v, r) == "");
+        };
+        if (type == OT::TENSOR_QUANT8_ASYMM) entries(ty::qu8{});
+        else entries(ty::qs8{});
       }
-      INFO("seed=" << seed << ": " << c.describe());
-      // The multipliers as bind computes them; the output's shape does not matter to them.
-      const auto p = ops::sub::make_quant_params(desc_of(c.ins[0]), desc_of(c.ins[1]), desc_of(c.out));
-      auto entries = [&](auto tag) {
-        using E = decltype(tag);
-        const tensor v = run_entry1(OpT::SUB, [&](const ops::kernel_io& io) { ops::sub::vectorized<E>(io, p); }, c.ins, c.out);
-        const tensor r = run_entry1(OpT::SUB, [&](const ops::kernel_io& io) { ops::sub::reference<E>(io, p); }, c.ins, c.out);
-        CHECK(same_bytes(v, r) == "");
-      };
-      if (type == OT::TENSOR_QUANT8_ASYMM) entries(ty::qu8{});
-      else entries(ty::qs8{});
-    }
 }
 
 TEST_CASE("float32 arithmetic split into parallel chunks equals the one-chunk result") {

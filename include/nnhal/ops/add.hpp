@@ -50,15 +50,45 @@ void reference(const kernel_io& io, const quant_params& p) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
+/// The input stage, apply_multiplier((x - zp) 2^20, m) for a multiplier m without a left
+/// shift, in int32 lanes: with d = x - zp (|d| <= 255), the doubling high product
+/// floor((d 2^20 m + 2^30) / 2^31) is floor((d m + 2^10) / 2^11), and splitting
+/// m = mh 2^11 + ml (0 <= ml < 2^11) makes it d mh + floor((d ml + 2^10) / 2^11), whose
+/// products fit in 32 bits; then the rounding right shift. Equal to the 64-bit form.
+struct input_stage {
+  __m512i mh, ml;
+  int right;
+  NNHAL_TARGET_AVX512 static input_stage of(quant::fixed_multiplier m) {
+    return {_mm512_set1_epi32(m.mantissa_q31 >> 11), _mm512_set1_epi32(m.mantissa_q31 & 2047), -m.shift};
+  }
+};
+NNHAL_TARGET_AVX512 inline __m512i rescale_input(__m512i d, const input_stage& st) {
+  using simd::avx512::all16;
+  const __m512i low =
+      _mm512_maskz_srai_epi32(all16, _mm512_add_epi32(_mm512_mullo_epi32(d, st.ml), _mm512_set1_epi32(1 << 10)), 11);
+  return simd::avx512::rounding_divide_by_pot(_mm512_add_epi32(_mm512_mullo_epi32(d, st.mh), low), st.right);
+}
+
 /// One run of quantized ADD, 16 lanes at a time; equal to quant_sum bit for bit.
 template <class S>
-NNHAL_TARGET_AVX512 void quant_run_avx512(const quant_params& p, const S* a, std::size_t as, const S* b,
+NNHAL_TARGET_AVX512 void quant_run_avx512(const quant_params& params, const S* a, std::size_t as, const S* b,
                                           std::size_t bs, S* o, std::size_t n, quant::quant_range r) {
   using namespace simd::avx512;
+  // A local copy: the 8-bit stores through `o` may alias any object, so the compiler would
+  // otherwise reload the parameters, and redo everything derived from them, per step.
+  const quant_params p = params;
   const __m512i zp0 = _mm512_set1_epi32(p.zp0), zp1 = _mm512_set1_epi32(p.zp1), zpo = _mm512_set1_epi32(p.zp_out);
   const __m512i lo = _mm512_set1_epi32(r.lo), hi = _mm512_set1_epi32(r.hi);
   const __m512i a_bcast = _mm512_set1_epi32(a[0]), b_bcast = _mm512_set1_epi32(b[0]);
   std::size_t i = 0;
+  if (p.in0.shift <= 0 && p.in1.shift <= 0) {  // always, for multipliers s_i / (2 max(s0, s1)) <= 1/2
+    const input_stage s0 = input_stage::of(p.in0), s1 = input_stage::of(p.in1);
+    for (; i + 16 <= n; i += 16) {
+      const __m512i x = rescale_input(_mm512_sub_epi32(as ? load_x16(a + i) : a_bcast, zp0), s0);
+      const __m512i y = rescale_input(_mm512_sub_epi32(bs ? load_x16(b + i) : b_bcast, zp1), s1);
+      store_x16(o + i, _mm512_add_epi32(apply_multiplier(_mm512_add_epi32(x, y), p.out), zpo), lo, hi);
+    }
+  }
   for (; i + 16 <= n; i += 16) {
     const __m512i x = _mm512_maskz_slli_epi32(all16, _mm512_sub_epi32(as ? load_x16(a + i) : a_bcast, zp0), left_shift);
     const __m512i y = _mm512_maskz_slli_epi32(all16, _mm512_sub_epi32(bs ? load_x16(b + i) : b_bcast, zp1), left_shift);

@@ -40,9 +40,12 @@ void reference(const kernel_io& io, const quant_params& p) {
 #if NNHAL_HAVE_X86_KERNELS
 /// One run of quantized MUL, 16 lanes at a time; equal to quant_product bit for bit.
 template <class S>
-NNHAL_TARGET_AVX512 void quant_run_avx512(const quant_params& p, const S* a, std::size_t as, const S* b,
+NNHAL_TARGET_AVX512 void quant_run_avx512(const quant_params& params, const S* a, std::size_t as, const S* b,
                                           std::size_t bs, S* o, std::size_t n, quant::quant_range r) {
   using namespace simd::avx512;
+  // A local copy: the 8-bit stores through `o` may alias any object, so the compiler would
+  // otherwise reload the parameters, and redo everything derived from them, per step.
+  const quant_params p = params;
   const __m512i zp0 = _mm512_set1_epi32(p.zp0), zp1 = _mm512_set1_epi32(p.zp1), zpo = _mm512_set1_epi32(p.zp_out);
   const __m512i lo = _mm512_set1_epi32(r.lo), hi = _mm512_set1_epi32(r.hi);
   const __m512i a_bcast = _mm512_set1_epi32(a[0]), b_bcast = _mm512_set1_epi32(b[0]);

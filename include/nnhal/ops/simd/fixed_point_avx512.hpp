@@ -22,6 +22,18 @@ namespace nnhal::simd::avx512 {
 inline constexpr __mmask16 all16 = 0xFFFF;
 inline constexpr __mmask8 all8 = 0xFF;
 
+/// x / 2^right rounded to nearest, ties away from zero (quant::rounding_divide_by_pot),
+/// per lane; right in [0, 31].
+NNHAL_TARGET_AVX512 inline __m512i rounding_divide_by_pot(__m512i h, int right) {
+  if (right == 0) return h;
+  const __m512i mask = _mm512_set1_epi32(static_cast<std::int32_t>((std::int64_t{1} << right) - 1));
+  const __m512i rem = _mm512_and_si512(h, mask);
+  const __m512i threshold = _mm512_add_epi32(_mm512_maskz_srai_epi32(all16, mask, 1), _mm512_maskz_srli_epi32(all16, h, 31));
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, threshold);
+  h = _mm512_maskz_sra_epi32(all16, h, _mm_cvtsi32_si128(right));
+  return _mm512_mask_add_epi32(h, up, h, _mm512_set1_epi32(1));
+}
+
 /// x * m as quant::apply_multiplier does, per lane (including its saturating left shift).
 NNHAL_TARGET_AVX512 inline __m512i apply_multiplier(__m512i x, ops::quant::fixed_multiplier m) {
   const int left = m.shift > 0 ? m.shift : 0;
@@ -37,15 +49,8 @@ NNHAL_TARGET_AVX512 inline __m512i apply_multiplier(__m512i x, ops::quant::fixed
   const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
   const __m512i even = _mm512_maskz_srai_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, x, mm), nudge), 31);
   const __m512i odd = _mm512_maskz_srai_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, x, 32), mm), nudge), 31);
-  __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_maskz_slli_epi64(all8, odd, 32));
-  if (right == 0) return h;
-  // Rounding divide by 2^right, ties away from zero.
-  const __m512i mask = _mm512_set1_epi32(static_cast<std::int32_t>((std::int64_t{1} << right) - 1));
-  const __m512i rem = _mm512_and_si512(h, mask);
-  const __m512i threshold = _mm512_add_epi32(_mm512_maskz_srai_epi32(all16, mask, 1), _mm512_maskz_srli_epi32(all16, h, 31));
-  const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, threshold);
-  h = _mm512_maskz_sra_epi32(all16, h, _mm_cvtsi32_si128(right));
-  return _mm512_mask_add_epi32(h, up, h, _mm512_set1_epi32(1));
+  const __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+  return rounding_divide_by_pot(h, right);
 }
 
 /// apply_multiplier with a multiplier per lane (per-channel requantization): lane i uses
