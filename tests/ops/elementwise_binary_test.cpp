@@ -953,6 +953,26 @@ TEST_CASE("AVX-512 quant8 ADD, SUB and MUL equal the reference bit for bit") {
       }
 }
 
+TEST_CASE("quant8 arithmetic split into parallel chunks equals the one-chunk result") {
+  std::mt19937 rng(0xC4E);
+  const auto n = static_cast<std::uint32_t>(8 * nnhal::ops::elementwise_grain + 21);
+  for (const dims_t& db : {dims_t{n}, dims_t{1}}) {
+    tensor a = make_tensor(OT::TENSOR_QUANT8_ASYMM, {n}, 0.05f, 120), b = make_tensor(OT::TENSOR_QUANT8_ASYMM, db, 0.03f, 7);
+    fill_random(a, rng, 0);
+    fill_random(b, rng, 0);
+    for (OpT op : {OpT::ADD, OpT::MUL}) {
+      INFO(str(op) << " b " << str(db));
+      const std::vector<tensor> ins{a, b, scalar_i32(0)};
+      const tensor od = decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.1f, 100);
+      reversed_context reversed;
+      const kernel_result split = run_kernel(op, ins, {od}, &reversed);
+      REQUIRE(split.ok);
+      CHECK(split.guards_intact);
+      CHECK(split.outs[0].bytes == run_ok1(op, ins, od).bytes);
+    }
+  }
+}
+
 TEST_CASE("float32 arithmetic split into parallel chunks equals the one-chunk result") {
   // Runs past two chunk grains split; the reversed context runs the halves in reverse.
   std::mt19937 rng(0xC4C);

@@ -60,7 +60,7 @@ void binary_float(const kernel_io& io, std::size_t act_input, F f) {
 
 /// The broadcast walk of a quantized binary operation: computes the activation's clamp
 /// range and calls run(a, a_step, b, b_step, out, n, range) for every innermost run
-/// (steps are 0 for a broadcast input, 1 otherwise).
+/// (steps are 0 for a broadcast input, 1 otherwise), long runs cut into parallel chunks.
 template <types::element E, class Run>
 void binary_quant_runs(const kernel_io& io, std::size_t act_input, Run run) {
   using S = typename E::storage;
@@ -69,9 +69,12 @@ void binary_quant_runs(const kernel_io& io, std::size_t act_input, Run run) {
   auto o = io.output<E>(0);
   const auto r = quant::activation_range(io.scalar<std::int32_t>(act_input), o.scale, o.zero_point,
                                          std::numeric_limits<S>::min(), std::numeric_limits<S>::max());
+  // Long runs (same-shape inputs are one run) split into parallel chunks.
   for_each_broadcast_run(o.dims, a.dims, b.dims,
                          [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
-                           run(a.data + ao, as, b.data + bo, bs, o.data + oo, n, r);
+                           for_chunks(io, n, 4 * elementwise_grain, [&](std::size_t i, std::size_t e) {
+                             run(a.data + ao + i * as, as, b.data + bo + i * bs, bs, o.data + oo + i, e - i, r);
+                           });
                          });
 }
 
