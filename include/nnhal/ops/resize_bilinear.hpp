@@ -62,9 +62,23 @@ S store(float v) noexcept {
 inline constexpr int rounding = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 #endif
 
-template <types::element E>
-void reference(const kernel_io& io) {
-  using S = typename E::storage;
+/// One output row of one image: its four input neighbours come from input rows
+/// ty[y].lo / ty[y].hi and columns tx[x].lo / tx[x].hi.
+template <class S>
+struct row_taps {
+  const S* in;
+  S* out;
+  const kernels::spatial::image_layout &li, &lo;
+  const std::vector<tap>&ty, &tx;
+  std::size_t n, y;
+  const S* at(std::size_t iy, std::size_t ix) const { return in + li.at(n, iy, ix); }
+  S* out_at(std::size_t x) const { return out + lo.at(n, y, x); }
+};
+
+/// The frame of every RESIZE_BILINEAR kernel: layouts and taps once, then row(row_taps<S>)
+/// for each output row (parallel chunks of rows).
+template <class S, class Row>
+void for_each_row(const kernel_io& io, Row&& row) {
   const bool nchw = kernels::spatial::flag(io, 3);
   const auto li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
   const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
@@ -75,22 +89,28 @@ void reference(const kernel_io& io) {
   const S* in = reinterpret_cast<const S*>(io.in[0].value);
   S* out = reinterpret_cast<S*>(io.out_data[0]);
   kernels::spatial::for_rows(io, lo.n * lo.h, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t r = begin; r < end; ++r) {
-      const std::size_t n = r / lo.h, y = r % lo.h;
-      const float dy = ty[y].frac;
-      for (std::size_t x = 0; x < lo.w; ++x) {
-        const float dx = tx[x].frac;
-        const S* p00 = in + li.at(n, ty[y].lo, tx[x].lo);
-        const S* p10 = in + li.at(n, ty[y].hi, tx[x].lo);
-        const S* p01 = in + li.at(n, ty[y].lo, tx[x].hi);
-        const S* p11 = in + li.at(n, ty[y].hi, tx[x].hi);
-        S* o = out + lo.at(n, y, x);
-        for (std::size_t c = 0; c < lo.c; ++c) {
-          const std::size_t i = c * li.sc;
-          const float v = load(p00[i]) * (1 - dy) * (1 - dx) + load(p10[i]) * dy * (1 - dx) +
-                          load(p01[i]) * (1 - dy) * dx + load(p11[i]) * dy * dx;
-          o[c * lo.sc] = store<S>(v);
-        }
+    for (std::size_t r = begin; r < end; ++r) row(row_taps<S>{in, out, li, lo, ty, tx, r / lo.h, r % lo.h});
+  });
+}
+
+template <types::element E>
+void reference(const kernel_io& io) {
+  using S = typename E::storage;
+  for_each_row<S>(io, [](const row_taps<S>& t) {
+    const float dy = t.ty[t.y].frac;
+    const std::size_t y0 = t.ty[t.y].lo, y1 = t.ty[t.y].hi;
+    for (std::size_t x = 0; x < t.lo.w; ++x) {
+      const float dx = t.tx[x].frac;
+      const S* p00 = t.at(y0, t.tx[x].lo);
+      const S* p10 = t.at(y1, t.tx[x].lo);
+      const S* p01 = t.at(y0, t.tx[x].hi);
+      const S* p11 = t.at(y1, t.tx[x].hi);
+      S* o = t.out_at(x);
+      for (std::size_t c = 0; c < t.lo.c; ++c) {
+        const std::size_t i = c * t.li.sc;
+        const float v = load(p00[i]) * (1 - dy) * (1 - dx) + load(p10[i]) * dy * (1 - dx) +
+                        load(p01[i]) * (1 - dy) * dx + load(p11[i]) * dy * dx;
+        o[c * t.lo.sc] = store<S>(v);
       }
     }
   });
@@ -104,35 +124,25 @@ inline void vectorized_f32(const kernel_io& io) {
   using batch = xsimd::batch<float, xsimd::default_arch>;
   constexpr std::size_t lanes = batch::size;
   const bool nchw = kernels::spatial::flag(io, 3);
-  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
-  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
-  if (nchw || lo.c < lanes) return reference<types::f32>(io);
-  if (lo.count() == 0) return;
-  const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
-  const auto ty = taps(li.h, lo.h, align, half);
-  const auto tx = taps(li.w, lo.w, align, half);
-  const float* in = reinterpret_cast<const float*>(io.in[0].value);
-  float* out = reinterpret_cast<float*>(io.out_data[0]);
-  kernels::spatial::for_rows(io, lo.n * lo.h, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t r = begin; r < end; ++r) {
-      const std::size_t n = r / lo.h, y = r % lo.h;
-      const float dy = ty[y].frac, wy = 1 - dy;
-      for (std::size_t x = 0; x < lo.w; ++x) {
-        const float dx = tx[x].frac, wx = 1 - dx;
-        const float* p00 = in + li.at(n, ty[y].lo, tx[x].lo);
-        const float* p10 = in + li.at(n, ty[y].hi, tx[x].lo);
-        const float* p01 = in + li.at(n, ty[y].lo, tx[x].hi);
-        const float* p11 = in + li.at(n, ty[y].hi, tx[x].hi);
-        float* o = out + lo.at(n, y, x);
-        const batch bdy(dy), bwy(wy), bdx(dx), bwx(wx);
-        std::size_t c = 0;
-        for (; c + lanes <= lo.c; c += lanes) {
-          const batch v = batch::load_unaligned(p00 + c) * bwy * bwx + batch::load_unaligned(p10 + c) * bdy * bwx +
-                          batch::load_unaligned(p01 + c) * bwy * bdx + batch::load_unaligned(p11 + c) * bdy * bdx;
-          v.store_unaligned(o + c);
-        }
-        for (; c < lo.c; ++c) o[c] = p00[c] * wy * wx + p10[c] * dy * wx + p01[c] * wy * dx + p11[c] * dy * dx;
+  if (nchw || kernels::spatial::image_layout::of(io.out[0].dims, nchw).c < lanes) return reference<types::f32>(io);
+  for_each_row<float>(io, [](const row_taps<float>& t) {
+    const float dy = t.ty[t.y].frac, wy = 1 - dy;
+    const std::size_t y0 = t.ty[t.y].lo, y1 = t.ty[t.y].hi;
+    for (std::size_t x = 0; x < t.lo.w; ++x) {
+      const float dx = t.tx[x].frac, wx = 1 - dx;
+      const float* p00 = t.at(y0, t.tx[x].lo);
+      const float* p10 = t.at(y1, t.tx[x].lo);
+      const float* p01 = t.at(y0, t.tx[x].hi);
+      const float* p11 = t.at(y1, t.tx[x].hi);
+      float* o = t.out_at(x);
+      const batch bdy(dy), bwy(wy), bdx(dx), bwx(wx);
+      std::size_t c = 0;
+      for (; c + lanes <= t.lo.c; c += lanes) {
+        const batch v = batch::load_unaligned(p00 + c) * bwy * bwx + batch::load_unaligned(p10 + c) * bdy * bwx +
+                        batch::load_unaligned(p01 + c) * bwy * bdx + batch::load_unaligned(p11 + c) * bdy * bdx;
+        v.store_unaligned(o + c);
       }
+      for (; c < t.lo.c; ++c) o[c] = p00[c] * wy * wx + p10[c] * dy * wx + p01[c] * wy * dx + p11[c] * dy * dx;
     }
   });
 }
@@ -197,32 +207,24 @@ NNHAL_TARGET_AVX512 inline void pixel_avx512(const S* p00, const S* p10, const S
   }
 }
 
+/// One output row on AVX-512 (the pixel loop stays inside the target function).
+template <class S>
+NNHAL_TARGET_AVX512 void row_avx512(const row_taps<S>& t) {
+  const std::size_t y0 = t.ty[t.y].lo, y1 = t.ty[t.y].hi;
+  for (std::size_t x = 0; x < t.lo.w; ++x)
+    pixel_avx512(t.at(y0, t.tx[x].lo), t.at(y1, t.tx[x].lo), t.at(y0, t.tx[x].hi), t.at(y1, t.tx[x].hi), t.out_at(x),
+                 t.lo.c, t.ty[t.y].frac, t.tx[x].frac);
+}
+
 /// NHWC f32, qu8 and qs8 on AVX-512 (NCHW runs the reference): bit-identical to reference().
 template <class S>
-NNHAL_TARGET_AVX512 void resize_avx512(const kernel_io& io) {
-  const bool nchw = kernels::spatial::flag(io, 3);
-  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
-  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
-  if (nchw) {
+void resize_avx512(const kernel_io& io) {
+  if (kernels::spatial::flag(io, 3)) {
     if constexpr (std::is_same_v<S, float>) return reference<types::f32>(io);
     else if constexpr (std::is_same_v<S, std::uint8_t>) return reference<types::qu8>(io);
     else return reference<types::qs8>(io);
   }
-  if (lo.count() == 0) return;
-  const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
-  const auto ty = taps(li.h, lo.h, align, half);
-  const auto tx = taps(li.w, lo.w, align, half);
-  const S* in = reinterpret_cast<const S*>(io.in[0].value);
-  S* out = reinterpret_cast<S*>(io.out_data[0]);
-  kernels::spatial::for_rows(io, lo.n * lo.h, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t r = begin; r < end; ++r) {
-      const std::size_t n = r / lo.h, y = r % lo.h;
-      for (std::size_t x = 0; x < lo.w; ++x)
-        pixel_avx512(in + li.at(n, ty[y].lo, tx[x].lo), in + li.at(n, ty[y].hi, tx[x].lo),
-                     in + li.at(n, ty[y].lo, tx[x].hi), in + li.at(n, ty[y].hi, tx[x].hi), out + lo.at(n, y, x), lo.c,
-                     ty[y].frac, tx[x].frac);
-    }
-  });
+  for_each_row<S>(io, [](const row_taps<S>& t) { row_avx512(t); });
 }
 #endif
 
