@@ -178,6 +178,29 @@ TEST_CASE("pool_context: parallel_for covers [0, n) exactly once, for many n and
   CHECK(bad == 0);
 }
 
+TEST_CASE("thread_pool: workers that poll before sleeping, or sleep at once, run every item and stop promptly") {
+  for (const auto spin : {std::chrono::microseconds{0}, ex::default_worker_spin, std::chrono::microseconds{2000000}}) {
+    auto pool = std::make_unique<ex::thread_pool>(2, spin);
+    CHECK(pool->spin() == spin);
+    ex::pool_context par(*pool);
+    std::atomic<std::size_t> sum{0};
+    auto body = [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) sum.fetch_add(i, std::memory_order_relaxed);
+    };
+    for (int round = 0; round < 200; ++round) {
+      sum = 0;
+      par.parallel_for(1000, 10, body);
+      REQUIRE(sum.load() == 999u * 1000u / 2);
+      // Idle gaps longer than the default poll: workers also go to sleep and are woken.
+      if (round % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Workers still polling (2 s for the last pool) notice the stop at once.
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.reset();
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1000));
+  }
+}
+
 namespace {
 ex::task<std::size_t> sum_on_worker(ex::thread_pool& pool) {
   co_await pool.schedule(Priority::LOW);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <coroutine>
 #include <cstddef>
@@ -38,14 +39,29 @@ inline thread_local const thread_pool* current_pool = nullptr;
 constexpr std::size_t priority_index(types::Priority p) noexcept {
   return p == types::Priority::HIGH ? 0 : p == types::Priority::MEDIUM ? 1 : 2;
 }
+/// One short pause of a polling loop (lets the sibling hyper-thread run).
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 }  // namespace detail
+
+/// How long an idle worker keeps polling for new work before it sleeps. The chunks of one
+/// operation, and the operations of one execution, follow each other within microseconds,
+/// while waking a sleeping thread costs several: a short poll lets a parallel loop start
+/// on every thread at once. Bounded, so an idle pool still sleeps.
+inline constexpr std::chrono::microseconds default_worker_spin{50};
 
 /// A fixed-size pool of worker threads. Workers always take the oldest item of the highest
 /// non-empty priority queue. Destruction runs every item still queued, then joins.
 class thread_pool {
  public:
-  /// `workers == 0` means one per hardware thread.
-  explicit thread_pool(std::size_t workers = 0) {
+  /// `workers == 0` means one per hardware thread; an idle worker polls for `spin` before
+  /// it sleeps (zero: sleeps at once).
+  explicit thread_pool(std::size_t workers = 0, std::chrono::microseconds spin = default_worker_spin) : spin_(spin) {
     if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
     threads_.reserve(workers);
     for (std::size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { worker_loop(); });
@@ -55,13 +71,15 @@ class thread_pool {
   ~thread_pool() {
     {
       std::lock_guard lk(mu_);
-      stopping_ = true;
+      stopping_.store(true, std::memory_order_relaxed);
     }
     cv_.notify_all();
     for (auto& t : threads_) t.join();
   }
 
   std::size_t size() const noexcept { return threads_.size(); }
+  /// How long an idle thread of this pool polls before it sleeps.
+  std::chrono::microseconds spin() const noexcept { return spin_; }
   /// True on a worker thread of this pool.
   bool on_worker() const noexcept { return detail::current_pool == this; }
 
@@ -70,7 +88,8 @@ class thread_pool {
   void post(types::Priority p, work_item w, bool front = false) {
     const auto q = detail::priority_index(p);
     {
-      std::lock_guard lk(mu_);
+      std::unique_lock lk(mu_, std::defer_lock);
+      acquire(lk);
       if (front)
         queues_[q].push_front(w);
       else
@@ -112,6 +131,7 @@ class thread_pool {
   void worker_loop() {
     detail::current_pool = this;
     std::unique_lock lk(mu_);
+    bool polled = false;  // whether this idle spell already polled
     for (;;) {
       work_item w;
       for (std::size_t q = 0; q < queues_.size() && !w.fn; ++q) {
@@ -123,20 +143,54 @@ class thread_pool {
       if (w.fn) {
         lk.unlock();
         w();
-        lk.lock();
+        acquire(lk);
+        polled = false;
         continue;
       }
-      if (stopping_) break;
+      if (stopping_.load(std::memory_order_relaxed)) break;
+      if (!polled && spin_.count() > 0) {
+        polled = true;
+        lk.unlock();
+        poll_for_work();
+        acquire(lk);
+        continue;
+      }
+      polled = false;
       cv_.wait(lk);
     }
     detail::current_pool = nullptr;
   }
 
+  /// Locks `lk`, trying a while before blocking: the queue lock is held only for a few
+  /// instructions, and a thread that blocks on it sleeps for far longer than that.
+  static void acquire(std::unique_lock<std::mutex>& lk) {
+    for (int i = 0; i < 256; ++i) {
+      if (lk.try_lock()) return;
+      detail::cpu_relax();
+    }
+    lk.lock();
+  }
+
+  /// Returns once something is queued, the pool is stopping, or `spin_` has passed. Reads
+  /// only atomics; yields the core now and then in case other threads want it.
+  void poll_for_work() const {
+    const auto until = std::chrono::steady_clock::now() + spin_;
+    for (unsigned i = 1;; ++i) {
+      if (queued() > 0 || stopping_.load(std::memory_order_relaxed)) return;
+      detail::cpu_relax();
+      if (i % 64 == 0) {
+        if (std::chrono::steady_clock::now() >= until) return;
+        std::this_thread::yield();
+      }
+    }
+  }
+
+  std::chrono::microseconds spin_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::array<std::deque<work_item>, 3> queues_;  // HIGH, MEDIUM, LOW
   std::array<std::atomic<std::size_t>, 3> waiting_{};
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
   std::vector<std::thread> threads_;  // last: started once everything above exists
 };
 
@@ -205,7 +259,13 @@ class pool_context final : public parallel_context {
                          },
                          st});
     st->work();
-    // Every chunk is claimed; wait for those still running elsewhere.
+    // Every chunk is claimed; wait for those still running elsewhere: poll first (they
+    // are usually about to finish, and a sleeping caller wakes late), then sleep.
+    const auto until = std::chrono::steady_clock::now() + pool_.spin();
+    for (unsigned i = 1; st->finished.load(std::memory_order_acquire) != chunks; ++i) {
+      detail::cpu_relax();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
+    }
     for (std::size_t done = st->finished.load(std::memory_order_acquire); done != chunks;
          done = st->finished.load(std::memory_order_acquire))
       st->finished.wait(done, std::memory_order_acquire);
