@@ -522,10 +522,15 @@ TEST_CASE("SOFTMAX quantized: the bound table kernel equals the per-element refe
         d = {2 * (16384 / n) + 3, n};
         axis = 1;
       }
+      if (iter % 25 == 2) {  // values near the maximum: sums past 2^31, wrapping past 2^32
+        const std::uint32_t lens[] = {8192, 8193, static_cast<std::uint32_t>(uni(rng, 4000, 9000))};
+        d = {2, lens[iter % 3]};
+        axis = 1;
+      }
       const float scale = log_uniform(rng, 0.001, 1.0);
       const float beta = static_cast<float>(log_uniform(rng, 1e-6, 2000.0) / scale);
       tensor x = make_tensor(type, d, scale, random_zp(rng, type));
-      const int span = iter % 4 == 1 ? uni(rng, 0, 20) : 255;
+      const int span = iter % 25 == 2 ? iter % 2 : iter % 4 == 1 ? uni(rng, 0, 20) : 255;
       for (std::size_t i = 0; i < x.count(); ++i) {
         const int v = uni(rng, 0, span);
         if (type == OT::TENSOR_QUANT8_ASYMM) x.set(i, static_cast<std::uint8_t>(v));
@@ -876,6 +881,51 @@ TEST_CASE("vectorized: float32 NHWC pooling and last-axis SOFTMAX match the refe
 }
 
 #if NNHAL_HAVE_X86_KERNELS
+TEST_CASE("AVX512-VBMI SOFTMAX: the vector output table equals the scalar one for every sum") {
+  if (!nnhal::simd::cpu().avx512_vbmi) return;
+  namespace sm = nnhal::ops::softmax;
+  std::mt19937 rng(1713);
+  std::uniform_int_distribution<std::uint32_t> any_sum;
+  for (int iter = 0; iter < 100; ++iter) {
+    const sm::quant_table t = sm::quant_table::of(sm::make_quant_params(
+        static_cast<float>(log_uniform(rng, 1e-6, 2000.0)), static_cast<float>(log_uniform(rng, 0.001, 1.0))));
+    for (int k = 0; k < 200; ++k) {
+      // Small (wrapped) sums give the small output shifts, where every rounding bit shows.
+      const std::uint32_t sum = k < 100 ? std::uniform_int_distribution<std::uint32_t>(1, 2u << (k % 31))(rng) : any_sum(rng);
+      if (sum == 0) continue;
+      const auto r = sm::sum_reciprocal::of(sum);
+      REQUIRE(r.mantissa >= 0);  // out_table's precondition, for every sum but 0
+      alignas(64) std::uint8_t got[256];
+      sm::vbmi::out_table<std::uint8_t>(t, r, 256, got);
+      std::size_t bad = 0;  // one assertion per table, not per entry: fast under ASan
+      for (std::size_t j = 0; j < 256; ++j) bad += got[j] != t.output<std::uint8_t>(r, j);
+      sm::vbmi::out_table<std::int8_t>(t, r, 256, got);
+      for (std::size_t j = 0; j < 256; ++j) bad += static_cast<std::int8_t>(got[j]) != t.output<std::int8_t>(r, j);
+      REQUIRE_MESSAGE(bad == 0, "sum " << sum);
+    }
+  }
+  // Rounding ties, which random tables almost never reach: with mantissa 2^30 an odd exp
+  // sits exactly on SRDHM's half, and exp = 2^shift - 1 (plus multiples of 2^(shift+1))
+  // then lands on the output shift's half as well.
+  std::uniform_int_distribution<std::int32_t> any_exp(0, std::numeric_limits<std::int32_t>::max());
+  for (int shift = 3; shift <= 35; ++shift) {
+    for (const std::int32_t mantissa : {std::int32_t{1} << 30, any_exp(rng)}) {
+      sm::quant_table t;
+      t.live = 256;
+      for (std::size_t j = 0; j < 256; ++j) {
+        const std::int64_t tie = ((std::int64_t{1} << shift) - 1) + static_cast<std::int64_t>(j % 8) * (std::int64_t{2} << shift);
+        t.exp[j] = j % 2 || tie > std::numeric_limits<std::int32_t>::max() ? any_exp(rng) : static_cast<std::int32_t>(tie);
+      }
+      const sm::sum_reciprocal r{mantissa, shift};
+      alignas(64) std::uint8_t got[256];
+      sm::vbmi::out_table<std::uint8_t>(t, r, 256, got);
+      std::size_t bad = 0;
+      for (std::size_t j = 0; j < 256; ++j) bad += got[j] != t.output<std::uint8_t>(r, j);
+      REQUIRE_MESSAGE(bad == 0, "shift " << shift << " mantissa " << mantissa);
+    }
+  }
+}
+
 TEST_CASE("AVX-512 SOFTMAX (float32, last axis) matches the reference") {
   if (!nnhal::simd::cpu().avx512) return;
   std::mt19937 rng(16);

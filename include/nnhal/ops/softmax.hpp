@@ -140,17 +140,29 @@ void quant_slices(const S* in, S* out, const kernels::pool_norm::axis_split& spl
 struct quant_table {
   std::array<std::int32_t, 256> exp{};   // Q0.31
   std::array<std::uint32_t, 256> term{};  // Q12.19 share of the sum
+  /// term split into its bytes: term_bytes[b][j] = byte b of term[j] (a term is below
+  /// 2^20), for 64 byte-table lookups at a time.
+  std::array<std::array<std::uint8_t, 256>, 3> term_bytes{};
   int live = 0;
 
   static quant_table of(const quant_params& p) {
     quant_table t;
     t.live = static_cast<int>(std::min<std::int64_t>(256, std::int64_t{1} - p.diff_min));
-    for (int j = 0; j < t.live; ++j) {
-      t.exp[static_cast<std::size_t>(j)] = exp_of_difference(p, -j);
-      t.term[static_cast<std::size_t>(j)] = static_cast<std::uint32_t>(
-          kernels::pool_norm::fixed::rescale(t.exp[static_cast<std::size_t>(j)], 0, sum_integer_bits));
+    for (std::size_t j = 0; j < static_cast<std::size_t>(t.live); ++j) {
+      t.exp[j] = exp_of_difference(p, -static_cast<std::int32_t>(j));
+      t.term[j] = static_cast<std::uint32_t>(kernels::pool_norm::fixed::rescale(t.exp[j], 0, sum_integer_bits));
+      for (std::size_t b = 0; b < 3; ++b) t.term_bytes[b][j] = static_cast<std::uint8_t>(t.term[j] >> (8 * b));
     }
     return t;
+  }
+
+  /// The output of an element at difference -j from its slice's maximum, given the
+  /// slice's sum.
+  template <class S>
+  S output(const sum_reciprocal& r, std::size_t j) const {
+    constexpr std::int32_t out_offset = std::numeric_limits<S>::min() < 0 ? -128 : 0;
+    constexpr std::int32_t qmin = std::numeric_limits<S>::min(), qmax = std::numeric_limits<S>::max();
+    return static_cast<S>(static_cast<int>(j) < live ? std::clamp(r.apply(exp[j]) + out_offset, qmin, qmax) : qmin);
   }
 };
 
@@ -160,8 +172,7 @@ struct quant_table {
 /// per-slice table as well.
 template <class S>
 void quant_slices_by_table(const S* in, S* out, const kernels::pool_norm::axis_split& split, const quant_table& t) {
-  constexpr std::int32_t out_offset = std::numeric_limits<S>::min() < 0 ? -128 : 0;
-  constexpr std::int32_t qmin = std::numeric_limits<S>::min(), qmax = std::numeric_limits<S>::max();
+  constexpr std::int32_t qmin = std::numeric_limits<S>::min();
   std::array<S, 256> out_of{};
   kernels::pool_norm::for_each_axis_slice(split, [&](std::size_t first, std::size_t stride, std::size_t count) {
     std::int32_t max_v = qmin;
@@ -176,19 +187,112 @@ void quant_slices_by_table(const S* in, S* out, const kernels::pool_norm::axis_s
     std::uint32_t sum = 0;  // Q12.19, wrapping like the reference
     for (std::size_t k = 0; k < count; ++k) sum += t.term[static_cast<std::size_t>(max_v - in[first + k * stride])];
     const auto r = sum_reciprocal::of(sum);
-    auto value = [&](std::size_t j) {
-      return static_cast<S>(static_cast<int>(j) < t.live ? std::clamp(r.apply(t.exp[j]) + out_offset, qmin, qmax) : qmin);
-    };
     if (count > reach) {
-      for (std::size_t j = 0; j < reach; ++j) out_of[j] = value(j);
+      for (std::size_t j = 0; j < reach; ++j) out_of[j] = t.output<S>(r, j);
       for (std::size_t k = 0; k < count; ++k)
         out[first + k * stride] = out_of[static_cast<std::size_t>(max_v - in[first + k * stride])];
     } else {
       for (std::size_t k = 0; k < count; ++k)
-        out[first + k * stride] = value(static_cast<std::size_t>(max_v - in[first + k * stride]));
+        out[first + k * stride] = t.output<S>(r, static_cast<std::size_t>(max_v - in[first + k * stride]));
     }
   });
 }
+
+#if NNHAL_HAVE_X86_KERNELS
+namespace vbmi {
+using kernels::vunary::avx512::all64;
+
+/// 64 values from x (only the `m` ones, the others 0), with the top bit flipped when
+/// `flip` says so: unsigned byte order is then the value order.
+NNHAL_TARGET_AVX512_VBMI inline __m512i load(const void* x, __mmask64 m, __m512i flip) {
+  return _mm512_maskz_mov_epi8(m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x), flip));
+}
+
+/// Adds term[idx] of the `m` lanes to three quadword sums, one per byte of the term.
+NNHAL_TARGET_AVX512_VBMI inline void add_terms(__m512i idx, __mmask64 m, const __m512i (&tb)[3][4], __m512i (&sums)[3]) {
+  for (std::size_t b = 0; b < 3; ++b) {
+    const __m512i bytes = kernels::vunary::avx512::lookup64(idx, tb[b][0], tb[b][1], tb[b][2], tb[b][3]);
+    sums[b] = _mm512_add_epi64(sums[b], _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, bytes), _mm512_setzero_si512()));
+  }
+}
+
+/// out[j] = quant_table::output(r, j) for j < reach, 8 at a time, when r.mantissa >= 0:
+/// clamp(round(SRDHM(mantissa, exp[j]) / 2^shift) + offset) with both factors >= 0, so
+/// SRDHM is floor((a b + 2^30) / 2^31) and the rounding shift floor((h + 2^(shift-1)) /
+/// 2^shift) (shift >= 3); exp[j] = 0 past `live` gives qmin, as output() does.
+template <class S>
+NNHAL_TARGET_AVX512_VBMI inline void out_table(const quant_table& t, const sum_reciprocal& r, std::size_t reach, std::uint8_t* out_of) {
+  using simd::avx512::all8;
+  constexpr std::int64_t out_offset = std::numeric_limits<S>::min() < 0 ? -128 : 0;
+  constexpr std::int64_t qmin = std::numeric_limits<S>::min(), qmax = std::numeric_limits<S>::max();
+  const __m512i mant = _mm512_set1_epi64(r.mantissa);
+  const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
+  const __m512i half = _mm512_set1_epi64(std::int64_t{1} << (r.output_shift - 1));
+  const __m128i shift = _mm_cvtsi32_si128(r.output_shift);
+  const __m512i lo = _mm512_set1_epi64(qmin), hi = _mm512_set1_epi64(qmax), off = _mm512_set1_epi64(out_offset);
+  for (std::size_t j = 0; j < reach; j += 8) {
+    const __m512i e = _mm512_maskz_cvtepu32_epi64(all8, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.exp.data() + j)));
+    const __m512i h = _mm512_maskz_srli_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epu32(all8, e, mant), nudge), 31);
+    __m512i v = _mm512_add_epi64(_mm512_maskz_srl_epi64(all8, _mm512_add_epi64(h, half), shift), off);
+    v = _mm512_maskz_min_epi64(all8, _mm512_maskz_max_epi64(all8, v, lo), hi);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out_of + j), _mm512_maskz_cvtepi64_epi8(all8, v));
+  }
+}
+
+/// quant_slices_by_table for `rows` contiguous slices of n 8-bit values, 64 at a time
+/// (AVX512-VBMI); the same results bit for bit (tests check it). max - x is a byte
+/// difference of flipped values. The sum adds the three bytes of each term by byte-table
+/// lookups and vpsadbw in 64-bit lanes (its low 32 bits wrap like the reference's); the
+/// per-slice output table is made 8 entries at a time on exact 64-bit products.
+template <class S>
+NNHAL_TARGET_AVX512_VBMI void quant_rows(const S* in, S* out, std::size_t rows, std::size_t n, const quant_table& t) {
+  static_assert(sizeof(S) == 1);
+  using kernels::vunary::avx512::lookup64;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(std::is_signed_v<S> ? 0x80 : 0));
+  __m512i tb[3][4];
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t q = 0; q < 4; ++q) tb[b][q] = _mm512_loadu_si512(t.term_bytes[b].data() + 64 * q);
+  const std::size_t whole = n - n % 64;
+  const __mmask64 tail = (__mmask64{1} << (n % 64)) - 1;
+  alignas(64) std::uint8_t out_of[256] = {};
+  for (std::size_t o = 0; o < rows; ++o) {
+    const S* x = in + o * n;
+    S* y = out + o * n;
+    // The maximum (a masked-off lane reads 0, the smallest flipped value).
+    __m512i m = _mm512_setzero_si512();
+    for (std::size_t k = 0; k < whole; k += 64) m = _mm512_maskz_max_epu8(all64, m, load(x + k, all64, flip));
+    if (tail) m = _mm512_maskz_max_epu8(all64, m, load(x + whole, tail, flip));
+    alignas(64) std::uint8_t lanes[64];
+    _mm512_store_si512(lanes, m);
+    std::uint8_t max_b = 0;
+    for (std::uint8_t v : lanes) max_b = v > max_b ? v : max_b;
+    const __m512i vmax = _mm512_set1_epi8(static_cast<char>(max_b));
+    // The sum of term[max - x].
+    __m512i sums[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (std::size_t k = 0; k < whole; k += 64) add_terms(_mm512_sub_epi8(vmax, load(x + k, all64, flip)), all64, tb, sums);
+    if (tail) add_terms(_mm512_sub_epi8(vmax, load(x + whole, tail, flip)), tail, tb, sums);
+    alignas(64) std::uint64_t q[3][8];
+    for (std::size_t b = 0; b < 3; ++b) _mm512_store_si512(q[b], sums[b]);
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < 8; ++i) total += q[0][i] + (q[1][i] << 8) + (q[2][i] << 16);
+    const auto r = sum_reciprocal::of(static_cast<std::uint32_t>(total));
+    const std::size_t reach = std::size_t{max_b} + 1;
+    if (r.mantissa < 0) {
+      // The reciprocal of a sum that wrapped (slices of 2^13 values and more) can leave
+      // the range out_table assumes; the scalar form handles every case.
+      for (std::size_t j = 0; j < reach; ++j) out_of[j] = static_cast<std::uint8_t>(t.output<S>(r, j));
+    } else {
+      out_table<S>(t, r, reach, out_of);
+    }
+    const __m512i o0 = _mm512_load_si512(out_of), o1 = _mm512_load_si512(out_of + 64);
+    const __m512i o2 = _mm512_load_si512(out_of + 128), o3 = _mm512_load_si512(out_of + 192);
+    for (std::size_t k = 0; k < whole; k += 64)
+      _mm512_storeu_si512(y + k, lookup64(_mm512_sub_epi8(vmax, load(x + k, all64, flip)), o0, o1, o2, o3));
+    if (tail) _mm512_mask_storeu_epi8(y + whole, tail, lookup64(_mm512_sub_epi8(vmax, load(x + whole, tail, flip)), o0, o1, o2, o3));
+  }
+}
+}  // namespace vbmi
+#endif
 
 /// Reference kernel: the float path, or the quantized one evaluating exp per element.
 template <types::element E>
@@ -206,9 +310,13 @@ void reference(const kernel_io& io) {
 }
 
 /// Quantized kernel: the table path. `t` is the table of a constant beta, made at bind;
-/// without one (beta from a model input) the table is made per execution.
+/// without one (beta from a model input) the table is made per execution. Last-axis slices
+/// run 64 values at a time when `use_vbmi` (the CPU has AVX512-VBMI).
 template <types::element E>
-void quantized(const kernel_io& io, const quant_table* t) {
+void quantized(const kernel_io& io, const quant_table* t, bool use_vbmi) {
+#if !NNHAL_HAVE_X86_KERNELS
+  (void)use_vbmi;
+#endif
   const auto in = io.input<E>(0);
   auto out = io.output<E>(0);
   if (out.size() == 0) return;
@@ -222,6 +330,9 @@ void quantized(const kernel_io& io, const quant_table* t) {
   const std::size_t block = split.axis * split.inner;
   for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(block, 1)),
              [&](std::size_t o0, std::size_t o1) {
+#if NNHAL_HAVE_X86_KERNELS
+               if (use_vbmi && split.inner == 1) return vbmi::quant_rows(in.data + o0 * block, out.data + o0 * block, o1 - o0, block, *t);
+#endif
                quant_slices_by_table(in.data + o0 * block, out.data + o0 * block, {o1 - o0, split.axis, split.inner}, *t);
              });
 }
@@ -341,7 +452,8 @@ inline void softmax_f32_avx512(const kernel_io& io) {
 #endif
 
 /// Types f32 (AVX-512, else xsimd when the build has SIMD) f16 qu8 qs8 (relaxed f32 runs
-/// in f32). A constant beta's quantized exp table is made here, once.
+/// in f32; last-axis quant8 on AVX512-VBMI when the CPU has it). A constant beta's
+/// quantized exp table is made here, once.
 inline types::result<kernel> bind(const bind_context& c) {
   std::shared_ptr<const quant_table> table;
   if (types::is_quantized(c.in[0].type))
@@ -355,7 +467,7 @@ inline types::result<kernel> bind(const bind_context& c) {
       if constexpr (kernels::pool_norm::has_simd) return kernel{vectorized<kernels::pool_norm::simd_arch>};
       else return kernel{[](const kernel_io& io) { reference<E>(io); }};
     } else if constexpr (types::float_element<E>) return kernel{[](const kernel_io& io) { reference<E>(io); }};
-    else return kernel{[table](const kernel_io& io) { quantized<E>(io, table.get()); }};
+    else return kernel{[table, use_vbmi = simd::cpu().avx512_vbmi](const kernel_io& io) { quantized<E>(io, table.get(), use_vbmi); }};
   });
 }
 
