@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "support/buffer.hpp"
 #include "nnhal/ops/families/detection.hpp"
 #include "nnhal/types/operations.hpp"
 
@@ -24,7 +25,7 @@ using types::sig::operand_desc;
 
 /// Owned operands of one operation call.
 struct call {
-  std::vector<std::vector<std::byte>> in_bytes, out_bytes;
+  std::vector<byte_buffer> in_bytes, out_bytes;
   std::vector<std::vector<std::uint32_t>> in_dims, out_dims;
   std::vector<operand_desc> in, out;
   std::vector<std::byte*> out_data;
@@ -32,7 +33,7 @@ struct call {
 
   template <class T>
   void input(OperandType t, std::vector<std::uint32_t> d, const std::vector<T>& v, float scale = 0.0f) {
-    std::vector<std::byte> b(v.size() * sizeof(T));
+    byte_buffer b(v.size() * sizeof(T));
     if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
     in_bytes.push_back(std::move(b));
     in_dims.push_back(std::move(d));

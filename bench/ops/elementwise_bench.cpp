@@ -85,7 +85,7 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
     return;
   }
   const std::size_t esize = types::type_info(dt.type).element_size;
-  std::vector<std::byte> a(n * esize, std::byte{3}), b(n * esize, std::byte{5}), y(n * esize);
+  byte_buffer a(n * esize, std::byte{3}), b(n * esize, std::byte{5}), y(n * esize);
   const std::size_t shape[1] = {n};
   xnn_operator_t o = nullptr;
   xnn_status s = xnn_status_unsupported_parameter;
@@ -178,7 +178,7 @@ void xnnpack_unary(benchmark::State& state, const unary_case& c, std::uint32_t n
     return;
   }
   const std::size_t in_size = types::type_info(c.in.type).element_size, out_size = types::type_info(c.out.type).element_size;
-  std::vector<std::byte> x(n * in_size), y(n * out_size);
+  byte_buffer x(n * in_size), y(n * out_size);
   {
     std::mt19937 rng(42);
     std::uniform_real_distribution<float> f(-4.0f, 4.0f);

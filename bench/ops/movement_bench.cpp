@@ -45,7 +45,7 @@ const move_case cases[] = {
 
 operand_spec i32(std::int32_t v) { return scalar<std::int32_t>(OperandType::INT32, v); }
 operand_spec i32_tensor(const std::vector<std::int32_t>& v, dims d) {
-  operand_spec s{OperandType::TENSOR_INT32, std::move(d), 0.0f, 0, std::vector<std::byte>(v.size() * 4)};
+  operand_spec s{OperandType::TENSOR_INT32, std::move(d), 0.0f, 0, byte_buffer(v.size() * 4)};
   std::memcpy(s.value.data(), v.data(), s.value.size());
   return s;
 }
@@ -111,7 +111,7 @@ void xnnpack_move(benchmark::State& state, move_case c, dtype_spec dt) {
   const op_shape s = shape_of(c);
   const std::size_t in_n = std::accumulate(c.in.begin(), c.in.end(), std::size_t{1}, std::multiplies<>());
   const std::size_t out_n = std::accumulate(s.out.begin(), s.out.end(), std::size_t{1}, std::multiplies<>());
-  std::vector<std::byte> x(2 * in_n * esize, std::byte{3}), y(out_n * esize);
+  byte_buffer x(2 * in_n * esize, std::byte{3}), y(out_n * esize);
   const std::size_t n = c.in[0], h = c.in[1], w = c.in[2], ch = c.in[3];
   xnn_operator_t o = nullptr;
   xnn_status st = xnn_status_unsupported_parameter;

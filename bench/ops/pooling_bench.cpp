@@ -93,7 +93,7 @@ void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size
   std::size_t in_n = 1, out_n = 1;
   for (auto d : c.in) in_n *= d;
   for (auto d : output_dims(c)) out_n *= d;
-  std::vector<std::byte> x(in_n * esize, std::byte{7}), y(out_n * esize);
+  byte_buffer x(in_n * esize, std::byte{7}), y(out_n * esize);
   const auto zp = static_cast<std::uint8_t>(dt.zero_point);
   const float inf = INFINITY;
   xnn_operator_t o = nullptr;

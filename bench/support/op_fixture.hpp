@@ -14,6 +14,7 @@
 
 #include "nnhal/exec/scheduler.hpp"
 #include "nnhal/ops/registry.hpp"
+#include "support/buffer.hpp"
 #include "support/machine.hpp"
 
 namespace nnhal::bench {
@@ -23,7 +24,7 @@ struct operand_spec {
   std::vector<std::uint32_t> dims;
   float scale = 0.0f;
   std::int32_t zero_point = 0;
-  std::vector<std::byte> value;  // constant inputs (scalars); tensors are filled randomly
+  byte_buffer value;  // constant inputs (scalars); tensors are filled randomly
 };
 
 /// How op_fixture fills and marks its inputs.
@@ -105,8 +106,8 @@ class op_fixture {
   }
 
  private:
-  static std::vector<std::byte> random_bytes(const operand_spec& s, std::mt19937& rng, float range) {
-    std::vector<std::byte> b(byte_size(s));
+  static byte_buffer random_bytes(const operand_spec& s, std::mt19937& rng, float range) {
+    byte_buffer b(byte_size(s));
     const std::size_t count = b.size() / types::type_info(s.type).element_size;
     std::uniform_real_distribution<float> f(-range, range);
     std::uniform_int_distribution<int> byte(0, 255);
@@ -177,7 +178,7 @@ inline void report_traffic(benchmark::State& state, std::size_t bytes_moved) {
 /// A scalar operand holding `v`.
 template <class S>
 operand_spec scalar(types::OperandType t, S v) {
-  operand_spec s{t, {}, 0.0f, 0, std::vector<std::byte>(sizeof(S))};
+  operand_spec s{t, {}, 0.0f, 0, byte_buffer(sizeof(S))};
   std::memcpy(s.value.data(), &v, sizeof(S));
   return s;
 }
