@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -26,6 +27,7 @@
 #include "support/model_builder.hpp"
 
 namespace ca = nnhal::cache;
+namespace ops = nnhal::ops;
 namespace ex = nnhal::exec;
 namespace fs = std::filesystem;
 using namespace nnhal::types;
@@ -299,7 +301,7 @@ TEST_SUITE("cache: format") {
     REQUIRE(dec.ok());
     check_same_model(m, dec->model);
     CHECK(dec->plan.steps.size() == m.main.operations.size());
-    CHECK(dec->packed_weights.empty());
+    CHECK(dec->packed.empty());
     // Sections start on 64-byte boundaries.
     auto f = ca::parse_cache_file(enc.model_cache, ca::model_cache_magic, {token_of(1), "drv", nullptr}, "m");
     REQUIRE(f.ok());
@@ -657,6 +659,111 @@ TEST_CASE("cache: the token store survives a process restart") {
 }
 
 // ---------------------------------------------------------------------------------------
+
+TEST_CASE("cache: weights packed at prepare are saved and used by prepare_from_cache") {
+  scratch_dir dir;
+  auto store = open_store(dir.path);
+  cache_files files(dir.path, "a");
+  auto fresh = ex::prepare(conv_model());
+  REQUIRE(fresh.ok());
+  const ops::packed_table& packed = (*fresh)->packed();
+  REQUIRE(packed.size() == 1);  // the conv's filter
+  const std::string key = packed.begin()->first;
+  const auto blob = packed.begin()->second.bytes;
+  CHECK(key.rfind("0/0/p1/f32:", 0) == 0);  // main graph, operation 0, layout version
+  REQUIRE(ca::save_to_cache(**fresh, files.model_fds, files.data_fds, token_of(1), store).ok());
+
+  SUBCASE("the cached blob is what the kernel runs on") {
+    auto pm = load(files, token_of(1), store);
+    REQUIRE(pm.ok());
+    const auto& got = (*pm)->packed();
+    REQUIRE(got.count(key) == 1);
+    const auto cached = got.at(key).bytes;
+    REQUIRE(cached.size() == blob.size());
+    CHECK(std::memcmp(cached.data(), blob.data(), blob.size()) == 0);
+    check_conv_output(run(**pm));
+    // Zero the packed filter inside the data cache (the model's own filter stays): the
+    // output becomes the bias alone, so the kernel did not pack again.
+    auto bytes = read_fd(files.data_fds[0]);
+    const std::vector<std::byte> pattern(blob.begin(), blob.end());
+    const auto at = std::search(bytes.begin(), bytes.end(), pattern.begin(), pattern.end());
+    REQUIRE(at != bytes.end());
+    std::fill(at, at + static_cast<std::ptrdiff_t>(pattern.size()), std::byte{0});
+    write_fd(files.data_fds[0], bytes);
+    auto zeroed = load(files, token_of(1), store);
+    REQUIRE(zeroed.ok());
+    const auto r = run(**zeroed);
+    REQUIRE(r.status == ErrorStatus::NONE);
+    for (std::size_t i = 0; i < r.output.size(); ++i) REQUIRE(r.output[i] == bias_values[i % K]);
+  }
+  SUBCASE("a blob of the wrong size or alignment is packed again") {
+    for (std::size_t cut : {std::size_t{4}, std::size_t{1}}) {
+      std::vector<std::byte> copy(blob.begin(), blob.end());
+      copy.push_back(std::byte{0});
+      ops::packed_table t;
+      // Four bytes short, or the right length at an address no float may have.
+      const std::span<const std::byte> bytes = cut == 4 ? std::span<const std::byte>(copy).first(blob.size() - 4)
+                                                        : std::span<const std::byte>(copy).subspan(1, blob.size());
+      t.emplace(key, ops::packed_blob{std::make_shared<int>(0), bytes});
+      ex::prepare_options o;
+      o.packed = &t;
+      auto pm = ex::prepare(conv_model(), o);
+      REQUIRE(pm.ok());
+      CHECK((*pm)->packed().at(key).bytes.data() != bytes.data());
+      check_conv_output(run(**pm));
+    }
+  }
+  SUBCASE("a model saved without packed weights packs at prepare") {
+    cache_files plain(dir.path, "b");
+    REQUIRE(ca::save_to_cache(conv_model(), plain.model_fds, plain.data_fds, token_of(2), store).ok());
+    auto pm = load(plain, token_of(2), store);
+    REQUIRE(pm.ok());
+    CHECK((*pm)->packed().size() == 1);
+    check_conv_output(run(**pm));
+  }
+}
+
+TEST_CASE("large_bytes: 64-byte aligned, 2 MiB aligned from 2 MiB on, zeroed on request") {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{3} << 20}) {
+    const auto b = nnhal::types::large_bytes(n, true);
+    REQUIRE(b);
+    const auto at = reinterpret_cast<std::uintptr_t>(b.get());
+    CHECK(at % (n >= (std::size_t{2} << 20) ? std::size_t{2} << 20 : 64) == 0);
+    CHECK(std::all_of(b.get(), b.get() + n, [](std::byte x) { return x == std::byte{0}; }));
+  }
+}
+
+TEST_CASE("cache: the PACKED_WEIGHTS table is bounds-checked") {
+  const std::vector<std::byte> a(100, std::byte{1}), b(7, std::byte{2});
+  ops::packed_table t;
+  t.emplace("x/a", ops::packed_blob{nullptr, a});
+  t.emplace("x/b", ops::packed_blob{nullptr, b});
+  const auto enc = ca::encode_packed(t);
+  const auto owner = std::make_shared<int>(0);
+  auto back = ca::decode_packed(enc, owner);
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == 2);
+  CHECK(back->at("x/a").bytes.size() == 100);
+  CHECK(back->at("x/b").bytes.size() == 7);
+  CHECK(std::to_integer<int>(back->at("x/b").bytes[6]) == 2);
+  for (const auto& [k, blob] : *back) CHECK((blob.bytes.data() - enc.data()) % 64 == 0);
+  CHECK(ca::decode_packed({}, owner)->empty());
+  // Hostile tables: every field is checked against the section.
+  auto patched = [&](std::size_t at, std::uint64_t v) {
+    auto e = enc;
+    for (int i = 0; i < 8; ++i) e[at + static_cast<std::size_t>(i)] = static_cast<std::byte>(v >> (8 * i));
+    return ca::decode_packed(e, owner);
+  };
+  const std::size_t off_a = 4 + 2 + 3, size_a = off_a + 8;  // entry 0: key, offset, size
+  CHECK(contains(patched(off_a, 1u << 20).err().message, "outside the section"));
+  CHECK(contains(patched(off_a, 65).err().message, "outside the section"));  // misaligned
+  CHECK(contains(patched(size_a, ~std::uint64_t{0}).err().message, "outside the section"));
+  CHECK(contains(patched(0, 1000).err().message, "entry count"));
+  auto dup = enc;
+  dup[4 + 2 + 2] = std::byte{'b'};  // "x/a" -> "x/b"
+  CHECK(contains(ca::decode_packed(dup, owner).err().message, "given twice"));
+  CHECK(contains(ca::decode_packed(std::span(enc).first(20), owner).err().message, "PACKED_WEIGHTS"));
+}
 
 TEST_CASE("cache: random data-cache corruption never crashes") {
   scratch_dir dir;

@@ -125,12 +125,13 @@ inline types::error as_miss(types::error e) {
 
 }  // namespace detail
 
-/// Saves `model` (valid; normally prepared->model()) to the cache files and maps `token`
-/// to the digest of what was written. On failure the store is left without a usable
-/// entry for the token (a later prepare_from_cache misses).
-template <digest D = default_digest>
-status save_to_cache(const types::Model& model, std::span<const int> model_fds, std::span<const int> data_fds,
-                     const types::CacheToken& token, token_store& store, const cache_options& options = {}) {
+namespace detail {
+
+/// save_to_cache with the packed weights to store beside the model (may be empty).
+template <digest D>
+status save(const types::Model& model, const ops::packed_table& packed, std::span<const int> model_fds,
+            std::span<const int> data_fds, const types::CacheToken& token, token_store& store,
+            const cache_options& options) {
   if constexpr (!D::available) return D{}.final().err();
   NNHAL_CHECK(store.digest_name() == D::name, ErrorStatus::GENERAL_FAILURE, "token store uses digest ",
               store.digest_name(), ", the cache ", D::name);
@@ -139,7 +140,7 @@ status save_to_cache(const types::Model& model, std::span<const int> model_fds, 
     return types::make_error(ErrorStatus::GENERAL_FAILURE, "not saving an invalid model: ", v.err().message);
 
   const file_identity id{token, detail::random_pair_id(), store.driver_version()};
-  const encoded_cache enc = encode(model, id, default_plan(model));
+  const encoded_cache enc = encode(model, id, default_plan(model), encode_packed(packed));
   NNHAL_CHECK(enc.model_cache.size() <= options.max_model_cache_bytes, ErrorStatus::GENERAL_FAILURE, "model cache of ",
               enc.model_cache.size(), " bytes exceeds the limit");
   NNHAL_CHECK(enc.data_cache.size() <= options.max_data_cache_bytes, ErrorStatus::GENERAL_FAILURE, "data cache of ",
@@ -167,20 +168,32 @@ status save_to_cache(const types::Model& model, std::span<const int> model_fds, 
   return store.put(token, *hash);
 }
 
-/// save_to_cache for a prepared model.
+}  // namespace detail
+
+/// Saves `model` (valid) to the cache files and maps `token` to the digest of what was
+/// written. On failure the store is left without a usable entry for the token (a later
+/// prepare_from_cache misses).
+template <digest D = default_digest>
+status save_to_cache(const types::Model& model, std::span<const int> model_fds, std::span<const int> data_fds,
+                     const types::CacheToken& token, token_store& store, const cache_options& options = {}) {
+  return detail::save<D>(model, {}, model_fds, data_fds, token, store, options);
+}
+
+/// save_to_cache for a prepared model: its model, and the weights its kernels packed
+/// (prepare_from_cache then uses them instead of packing again).
 template <digest D = default_digest>
 status save_to_cache(const exec::prepared_model& prepared, std::span<const int> model_fds,
                      std::span<const int> data_fds, const types::CacheToken& token, token_store& store,
                      const cache_options& options = {}) {
-  return save_to_cache<D>(prepared.model(), model_fds, data_fds, token, store, options);
+  return detail::save<D>(prepared.model(), prepared.packed(), model_fds, data_fds, token, store, options);
 }
 
-/// The model stored in the cache files, checked and validated but not prepared (what
-/// prepare_from_cache prepares; also for drivers that compile further themselves).
-template <digest D = default_digest>
-result<types::Model> load_from_cache(std::span<const int> model_fds, std::span<const int> data_fds,
-                                     const types::CacheToken& token, const token_store& store,
-                                     const cache_options& options = {}) {
+namespace detail {
+
+/// The model and packed weights stored in the cache files, checked, the model validated.
+template <digest D>
+result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> data_fds,
+                           const types::CacheToken& token, const token_store& store, const cache_options& options) {
   if constexpr (!D::available) return D{}.final().err();
   NNHAL_CHECK(store.digest_name() == D::name, ErrorStatus::GENERAL_FAILURE, "token store uses digest ",
               store.digest_name(), ", the cache ", D::name);
@@ -225,20 +238,37 @@ result<types::Model> load_from_cache(std::span<const int> model_fds, std::span<c
   if (!decoded) return std::move(decoded).err();
   if (auto v = types::validate_model(decoded->model); !v)
     return types::make_error(ErrorStatus::GENERAL_FAILURE, "cached model does not validate: ", v.err().message);
-  return std::move(decoded->model);
+  return decoded;
+}
+
+}  // namespace detail
+
+/// The model stored in the cache files, checked and validated but not prepared (what
+/// prepare_from_cache prepares; also for drivers that compile further themselves).
+template <digest D = default_digest>
+result<types::Model> load_from_cache(std::span<const int> model_fds, std::span<const int> data_fds,
+                                     const types::CacheToken& token, const token_store& store,
+                                     const cache_options& options = {}) {
+  auto loaded = detail::load<D>(model_fds, data_fds, token, store, options);
+  if (!loaded) return std::move(loaded).err();
+  return std::move(loaded->model);
 }
 
 /// prepareModelFromCache: read, hash, check the token mapping, decode, validate again,
-/// prepare. Any mismatch is GENERAL_FAILURE; the caller then prepares from scratch.
+/// prepare, with the kernels taking their packed weights from the data cache where it
+/// has them at the right size. Any mismatch is GENERAL_FAILURE; the caller then
+/// prepares from scratch.
 template <digest D = default_digest>
 result<std::shared_ptr<const exec::prepared_model>> prepare_from_cache(std::span<const int> model_fds,
                                                                        std::span<const int> data_fds,
                                                                        const types::CacheToken& token,
                                                                        const token_store& store,
                                                                        const cache_options& options = {}) {
-  auto model = load_from_cache<D>(model_fds, data_fds, token, store, options);
-  if (!model) return std::move(model).err();
-  auto prepared = exec::prepare(*model, options.prepare);
+  auto loaded = detail::load<D>(model_fds, data_fds, token, store, options);
+  if (!loaded) return std::move(loaded).err();
+  exec::prepare_options prep = options.prepare;
+  prep.packed = &loaded->packed;  // the packed weights saved with the model
+  auto prepared = exec::prepare(loaded->model, prep);
   if (!prepared) return detail::as_miss(std::move(prepared).err());
   return prepared;
 }
@@ -262,7 +292,9 @@ class cache_session {
   status save(const types::Model& model) {
     return save_to_cache<D>(model, model_.fds(), data_.fds(), token_, store_, options_);
   }
-  status save(const exec::prepared_model& prepared) { return save(prepared.model()); }
+  status save(const exec::prepared_model& prepared) {
+    return save_to_cache<D>(prepared, model_.fds(), data_.fds(), token_, store_, options_);
+  }
   result<std::shared_ptr<const exec::prepared_model>> prepare() const {
     return prepare_from_cache<D>(model_.fds(), data_.fds(), token_, store_, options_);
   }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "nnhal/types/error.hpp"
+#include "nnhal/types/large_bytes.hpp"
 
 namespace nnhal::cache {
 
@@ -108,7 +109,7 @@ inline types::result<std::pair<std::shared_ptr<std::byte[]>, std::size_t>> read_
   NNHAL_CHECK(st.st_size >= 0 && size <= max_bytes, types::ErrorStatus::GENERAL_FAILURE, what, ": ", size,
               " bytes exceeds the limit of ", max_bytes);
   const auto n = static_cast<std::size_t>(size);
-  std::shared_ptr<std::byte[]> buf(new std::byte[n == 0 ? 1 : n]);
+  std::shared_ptr<std::byte[]> buf = types::large_bytes(n, false);
   std::size_t done = 0;
   while (done < n) {
     const ssize_t got = ::pread(fd, buf.get() + done, n - done, static_cast<off_t>(done));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "nnhal/cache/format.hpp"
+#include "nnhal/ops/kernel.hpp"
 #include "nnhal/types/model.hpp"
 
 namespace nnhal::cache {
@@ -252,8 +253,51 @@ inline result<section> only_section(const parsed_file& f, section_id id, std::st
 
 }  // namespace detail
 
-/// Serializes `m` (already validated by the caller) with its plan. `packed_weights` is
-/// stored as is in the data cache for kernels that pre-pack (none do yet).
+/// The PACKED_WEIGHTS section: u32 count; per entry a str16 key, u64 offset (from the
+/// section's start, a multiple of section_alignment) and u64 size; then the blobs at their
+/// offsets, zero-padded between.
+inline std::vector<std::byte> encode_packed(const ops::packed_table& t) {
+  detail::byte_writer w;
+  w.u32(static_cast<std::uint32_t>(t.size()));
+  std::size_t table = 4;
+  for (const auto& [key, blob] : t) table += 2 + key.size() + 16;
+  std::uint64_t offset = (table + section_alignment - 1) / section_alignment * section_alignment;
+  for (const auto& [key, blob] : t) {
+    w.str16(key);
+    w.u64(offset);
+    w.u64(blob.bytes.size());
+    offset = (offset + blob.bytes.size() + section_alignment - 1) / section_alignment * section_alignment;
+  }
+  for (const auto& [key, blob] : t) {
+    w.pad_to(section_alignment);
+    w.bytes(blob.bytes);
+  }
+  return std::move(w.buffer());
+}
+
+/// Parses a PACKED_WEIGHTS section whose bytes `owner` keeps alive. Every offset and size
+/// is checked against the section; keys must be unique. What the blobs hold is not (the
+/// data cache has no digest): kernels take a blob only at its exact expected size.
+inline result<ops::packed_table> decode_packed(std::span<const std::byte> section, const std::shared_ptr<const void>& owner) {
+  ops::packed_table t;
+  if (section.empty()) return t;
+  detail::byte_reader r(section, "data cache: PACKED_WEIGHTS");
+  const std::uint32_t n = r.count(2 + 16, 1u << 20, "entry count");
+  for (std::uint32_t i = 0; i < n && !r.failed(); ++i) {
+    std::string key = r.str16(1024, "key");
+    const std::uint64_t offset = r.u64("offset"), size = r.u64("size");
+    if (r.failed()) break;
+    if (offset % section_alignment != 0 || offset > section.size() || size > section.size() - offset)
+      r.fail("entry ", i, ": bytes [", offset, ", +", size, ") outside the section of ", section.size(), " bytes");
+    else if (!t.emplace(std::move(key), ops::packed_blob{owner, section.subspan(offset, size)}).second)
+      r.fail("entry ", i, ": key given twice");
+  }
+  if (r.failed()) return r.error();
+  return t;
+}
+
+/// Serializes `m` (already validated by the caller) with its plan. `packed_weights` (from
+/// encode_packed) is stored as is in the data cache.
 inline encoded_cache encode(const types::Model& m, const file_identity& id, const execution_plan& plan,
                             std::span<const std::byte> packed_weights = {}) {
   const auto graph = detail::encode_graph(m);
@@ -272,11 +316,11 @@ inline encoded_cache encode(const types::Model& m, const file_identity& id, cons
   return out;
 }
 
-/// What decode() gives back. `packed_weights` points into the data buffer.
+/// What decode() gives back. `packed` points into the data buffer (and keeps it alive).
 struct decoded_cache {
   types::Model model;
   execution_plan plan;
-  std::span<const std::byte> packed_weights;
+  ops::packed_table packed;
 };
 
 /// Parses a model cache and its data cache. The pools of the returned model alias
@@ -338,11 +382,14 @@ inline result<decoded_cache> decode(std::span<const std::byte> model_cache, std:
         ++pool;
         break;
       }
-      case section_id::packed_weights:
+      case section_id::packed_weights: {
         NNHAL_CHECK(!packed_seen, ErrorStatus::GENERAL_FAILURE, dwhat, ": section PACKED_WEIGHTS appears twice");
         packed_seen = true;
-        out.packed_weights = sub(dbytes, s);
+        auto packed = decode_packed(sub(dbytes, s), data);
+        if (!packed) return std::move(packed).err();
+        out.packed = std::move(*packed);
         break;
+      }
       default:
         return types::make_error(ErrorStatus::GENERAL_FAILURE, dwhat, ": unexpected section id ",
                                  static_cast<std::uint32_t>(s.id));

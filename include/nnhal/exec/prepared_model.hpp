@@ -28,6 +28,9 @@ struct prepare_options {
   types::ExecutionPreference preference = types::ExecutionPreference::FAST_SINGLE_ANSWER;
   types::Priority priority = types::Priority::MEDIUM;
   types::OptionalTimePoint deadline;
+  /// Weights an earlier preparation of the same model packed (the compilation cache's),
+  /// used instead of packing again where a kernel's key and size match.
+  const ops::packed_table* packed = nullptr;
 };
 
 class buffer_registry;  // exec/device_memory.hpp
@@ -223,6 +226,8 @@ class prepared_model : public std::enable_shared_from_this<prepared_model> {
   prepared_model& operator=(const prepared_model&) = delete;
 
   const types::Model& model() const noexcept { return model_; }
+  /// What the kernels packed from constant weights at prepare, by key (for the cache).
+  const ops::packed_table& packed() const noexcept { return packed_; }
   types::Priority priority() const noexcept { return priority_; }
   /// The arena plan of the temporaries, summed over all subgraphs.
   const memory_plan_stats& memory_plan() const noexcept { return plan_stats_; }
@@ -255,6 +260,7 @@ class prepared_model : public std::enable_shared_from_this<prepared_model> {
   mutable detail::execution_pool idle_;  // finished executions for reuse (not part of the model's state)
   std::vector<graph> graphs_;  // indexed by subgraph id
   memory_plan_stats plan_stats_;
+  ops::packed_table packed_;
   std::vector<std::unique_ptr<std::byte[]>> realigned_;  // copies of constants stored misaligned
 };
 
@@ -303,6 +309,18 @@ inline result<std::shared_ptr<const prepared_model>> prepare(const types::Model&
 
   auto pm = std::shared_ptr<prepared_model>(new prepared_model());
   pm->model_ = model;
+  // Kernels look up packed weights in options.packed and record theirs in pm->packed_.
+  struct packs final : ops::packed_weights {
+    const ops::packed_table* from;
+    ops::packed_table& kept;
+    packs(const ops::packed_table* f, ops::packed_table& k) : from(f), kept(k) {}
+    ops::packed_blob find(std::string_view key) const override {
+      if (!from) return {};
+      const auto it = from->find(key);
+      return it == from->end() ? ops::packed_blob{} : it->second;
+    }
+    void keep(std::string key, ops::packed_blob blob) override { kept.insert_or_assign(std::move(key), std::move(blob)); }
+  } store(options.packed, pm->packed_);
   pm->priority_ = options.priority;
   const types::Model& m = pm->model_;
   pm->graphs_.resize(m.referenced.size() + 1);
@@ -333,7 +351,8 @@ inline result<std::shared_ptr<const prepared_model>> prepare(const types::Model&
       std::vector<types::sig::operand_desc> in, out;
       for (auto i : op.inputs) in.push_back(detail::describe_static(*pg.sub, i, pg.constants[i]));
       for (auto o : op.outputs) out.push_back(detail::describe_static(*pg.sub, o, nullptr));
-      auto bound = ops::bind(ops::bind_context{op, in, out, m.relaxComputationFloat32toFloat16});
+      const std::string site = types::str_cat(id, "/", k);
+      auto bound = ops::bind(ops::bind_context{op, in, out, m.relaxComputationFloat32toFloat16, &store, site});
       if (!bound) {
         // Keep the old message shape for main ("operation k: ...").
         if (id == main_graph)

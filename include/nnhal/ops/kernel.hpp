@@ -5,8 +5,12 @@
 
 #include <cassert>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "nnhal/exec/parallel.hpp"
@@ -64,13 +68,61 @@ inline constexpr std::size_t elementwise_grain = std::size_t{1} << 18;
 /// A bound kernel. Kernels cannot fail: everything they rely on was validated before.
 using kernel = std::function<void(const kernel_io&)>;
 
+/// Bytes a kernel packed from constant weights at bind, kept alive by `owner`.
+struct packed_blob {
+  std::shared_ptr<const void> owner;
+  std::span<const std::byte> bytes;
+};
+
+/// Packed weights by key: what one preparation packed, to save in the compilation cache's
+/// data cache, or what a cache gave back for the next preparation.
+using packed_table = std::map<std::string, packed_blob, std::less<>>;
+
+/// Where bind() finds weights packed by an earlier preparation and records what it packs.
+/// A kernel names its packing with a key (the operation's place in the model, the packed
+/// layout and its sizes) and uses bytes found under it only when their size is exactly what
+/// it would pack itself: a corrupted data cache then gives wrong values, never an
+/// out-of-bounds read. Kernels never write to found bytes.
+class packed_weights {
+ public:
+  virtual ~packed_weights() = default;
+  /// The bytes kept under `key` by an earlier preparation (empty bytes when none).
+  virtual packed_blob find(std::string_view key) const = 0;
+  /// Records what this preparation packed under `key`.
+  virtual void keep(std::string key, packed_blob blob) = 0;
+};
+
 /// What bind() sees at prepare: operand types, static quantization and constants.
 struct bind_context {
   const types::Operation& op;
   std::span<const operand_desc> in;
   std::span<const operand_desc> out;
   bool relaxed = false;  // relaxComputationFloat32toFloat16
+  packed_weights* packs = nullptr;  // none: pack without looking or recording
+  std::string_view site;            // the operation's place in the model, for packing keys
 };
+
+/// Part of every packing key: bump it when any kernel changes the layout it packs, so a
+/// cache written by an older nnhal is packed again rather than misread.
+inline constexpr std::string_view packed_layout_version = "p1";
+
+/// A constant packed once: the bytes an earlier preparation kept under `site/p1/what` when
+/// they are exactly `bytes` long, given to `view(blob)`; else `pack()`, whose result (a
+/// shared_ptr<const T>) is recorded through `blob_of(T)`. Without a store, just pack().
+template <class T, class Pack, class View, class BlobOf>
+std::shared_ptr<const T> packed_constant(const bind_context& c, std::string_view what, std::size_t bytes, Pack&& pack,
+                                         View&& view, BlobOf&& blob_of) {
+  if (!c.packs) return pack();
+  std::string key;
+  key.reserve(c.site.size() + packed_layout_version.size() + what.size() + 2);
+  key.append(c.site).append("/").append(packed_layout_version).append("/").append(what);
+  const packed_blob found = c.packs->find(key);
+  std::shared_ptr<const T> t;
+  if (found.owner && found.bytes.size() == bytes) t = view(found);
+  if (!t) t = pack();
+  c.packs->keep(std::move(key), blob_of(t));
+  return t;
+}
 
 /// The error bind() returns for a type combination it has no kernel for.
 inline types::error unsupported(const bind_context& c) {

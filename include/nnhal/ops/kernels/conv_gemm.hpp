@@ -20,6 +20,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/types/large_bytes.hpp"
 
 namespace nnhal::ops::kernels::conv {
 
@@ -34,27 +35,31 @@ struct f32_tile {
 
 /// A filter [out_c][taps][cin] repacked as ceil(out_c / nr) panels of [taps][cin][nr]
 /// (channels past out_c are zero). FULLY_CONNECTED weights are the case taps = 1.
+/// The panels are packed here or found in a compilation cache (packed_constant_f32).
 struct packed_f32 {
-  std::vector<float> w;
+  std::shared_ptr<const float> w;  // size() floats
   std::size_t out_c = 0, taps = 0, cin = 0, panels = 0, nr = 0;
-  const float* panel(std::size_t p) const noexcept { return w.data() + p * taps * cin * nr; }
+  const float* panel(std::size_t p) const noexcept { return w.get() + p * taps * cin * nr; }
+  std::size_t size() const noexcept { return panels * taps * cin * nr; }
+
+  /// The shape of a packing, without its panels.
+  static packed_f32 shape(std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
+    return {nullptr, out_c, taps, cin, (out_c + nr - 1) / nr, nr};
+  }
 };
 
 inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
-  packed_f32 p;
-  p.out_c = out_c;
-  p.taps = taps;
-  p.cin = cin;
-  p.nr = nr;
-  p.panels = (out_c + nr - 1) / nr;
+  packed_f32 p = packed_f32::shape(out_c, taps, cin, nr);
   const std::size_t k = taps * cin;
-  p.w.assign(p.panels * k * nr, 0.0f);
+  const std::shared_ptr<std::byte[]> bytes = types::large_bytes(p.size() * sizeof(float), true);
+  auto* buf = reinterpret_cast<float*>(bytes.get());
+  p.w = std::shared_ptr<const float>(bytes, buf);
   // In blocks of 16 filter elements per row: each block reads one cache line of each of
   // the panel's rows and writes 16 packed rows (16 nr floats) that stay cached meanwhile.
   constexpr std::size_t block = 16;
   for (std::size_t pn = 0; pn < p.panels; ++pn) {
     const std::size_t oc0 = pn * nr, cols = std::min(nr, out_c - oc0);
-    float* panel = p.w.data() + pn * k * nr;
+    float* panel = buf + pn * k * nr;
     for (std::size_t i0 = 0; i0 < k; i0 += block) {
       const std::size_t i1 = std::min(k, i0 + block);
       for (std::size_t j = 0; j < cols; ++j) {
@@ -64,6 +69,24 @@ inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t t
     }
   }
   return p;
+}
+
+/// A constant filter's packing through packed_constant(): `pack` makes it, and a blob of
+/// exactly shape.size() floats from an earlier preparation stands in for it.
+template <class Pack>
+std::shared_ptr<const packed_f32> packed_constant_f32(const bind_context& c, const packed_f32& shape, Pack&& pack) {
+  const std::string what = types::str_cat("f32:", shape.out_c, "x", shape.taps, "x", shape.cin, "/", shape.nr);
+  return packed_constant<packed_f32>(
+      c, what, shape.size() * sizeof(float), [&] { return std::make_shared<const packed_f32>(pack()); },
+      [&](const packed_blob& b) -> std::shared_ptr<const packed_f32> {
+        if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % alignof(float) != 0) return nullptr;
+        packed_f32 p = shape;
+        p.w = std::shared_ptr<const float>(b.owner, reinterpret_cast<const float*>(b.bytes.data()));
+        return std::make_shared<const packed_f32>(std::move(p));
+      },
+      [](const std::shared_ptr<const packed_f32>& p) {
+        return packed_blob{p, std::as_bytes(std::span(p->w.get(), p->size()))};
+      });
 }
 
 /// The bias, zero-padded to whole panels (zeros when there is none).
@@ -294,8 +317,10 @@ kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots) {
     return pack_f32(reinterpret_cast<const float*>(f.value), f.dims[0], taps, f.dims[3], f32_tile<Arch>::nr);
   };
   std::shared_ptr<const packed_f32> constant;
-  if (c.in[1].has_value() && c.in[1].dims.size() == 4 && c.in[1].dims_known())
-    constant = std::make_shared<const packed_f32>(pack(c.in[1]));
+  if (const operand_desc& f = c.in[1]; f.has_value() && f.dims.size() == 4 && f.dims_known())
+    constant = packed_constant_f32(
+        c, packed_f32::shape(f.dims[0], std::size_t{f.dims[1]} * f.dims[2], f.dims[3], f32_tile<Arch>::nr),
+        [&] { return pack(f); });
   return [constant, pack, k, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, k, slots(io.in));
@@ -318,8 +343,9 @@ kernel bind_fully_connected_f32(const bind_context& c) {
     return pack_f32(reinterpret_cast<const float*>(w.value), w.dims[0], 1, w.dims[1], f32_tile<Arch>::nr);
   };
   std::shared_ptr<const packed_f32> constant;
-  if (c.in[1].has_value() && c.in[1].dims.size() == 2 && c.in[1].dims_known())
-    constant = std::make_shared<const packed_f32>(pack(c.in[1]));
+  if (const operand_desc& w = c.in[1]; w.has_value() && w.dims.size() == 2 && w.dims_known())
+    constant = packed_constant_f32(c, packed_f32::shape(w.dims[0], 1, w.dims[1], f32_tile<Arch>::nr),
+                                   [&] { return pack(w); });
   return [constant, pack](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_f32 local;

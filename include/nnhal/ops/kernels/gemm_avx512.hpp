@@ -279,12 +279,26 @@ void gemm_f32(const Rows& rows, std::size_t m, const packed_f32& p, const float*
   });
 }
 
-/// A float32 filter [out_c][fh][fw][cin] (or FULLY_CONNECTED weights [units][depth]) packed.
-inline packed_f32 pack_filter_f32(const operand_desc& f) {
+/// How a float32 filter [out_c][fh][fw][cin] (or FULLY_CONNECTED weights [units][depth])
+/// is packed: its shape.
+inline packed_f32 filter_shape_f32(const operand_desc& f) {
   const std::size_t out_c = f.dims[0], cin = f.dims.back();
   const std::size_t taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
-  if (flat_filter(taps, cin)) return pack_f32(reinterpret_cast<const float*>(f.value), out_c, 1, taps * cin, panel_width(out_c));
-  return pack_f32(reinterpret_cast<const float*>(f.value), out_c, taps, cin, panel_width(out_c));
+  if (flat_filter(taps, cin)) return packed_f32::shape(out_c, 1, taps * cin, panel_width(out_c));
+  return packed_f32::shape(out_c, taps, cin, panel_width(out_c));
+}
+
+/// The filter packed.
+inline packed_f32 pack_filter_f32(const operand_desc& f) {
+  const packed_f32 s = filter_shape_f32(f);
+  return pack_f32(reinterpret_cast<const float*>(f.value), s.out_c, s.taps, s.cin, s.nr);
+}
+
+/// A constant filter packed at bind, or found packed by an earlier preparation.
+inline std::shared_ptr<const packed_f32> constant_f32(const bind_context& c, std::size_t rank) {
+  const operand_desc& f = c.in[1];
+  if (!f.has_value() || f.dims.size() != rank || !f.dims_known()) return nullptr;
+  return packed_constant_f32(c, filter_shape_f32(f), [&] { return pack_filter_f32(f); });
 }
 
 /// True when the conv reads its input as a dense [pixels][in_c] matrix (1x1, stride 1, no padding).
@@ -306,10 +320,7 @@ inline void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& 
 
 /// The bound CONV_2D / GROUPED_CONV_2D (one group) float32 kernel.
 inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots) {
-  std::shared_ptr<const packed_f32> constant;
-  if (c.in[1].has_value() && c.in[1].dims.size() == 4 && c.in[1].dims_known())
-    constant = std::make_shared<const packed_f32>(pack_filter_f32(c.in[1]));
-  return [constant, k, slots](const kernel_io& io) {
+  return [constant = constant_f32(c, 4), k, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_f32 local;
@@ -325,10 +336,7 @@ inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn sl
 
 /// The bound FULLY_CONNECTED float32 kernel.
 inline kernel bind_fully_connected_f32(const bind_context& c) {
-  std::shared_ptr<const packed_f32> constant;
-  if (c.in[1].has_value() && c.in[1].dims.size() == 2 && c.in[1].dims_known())
-    constant = std::make_shared<const packed_f32>(pack_filter_f32(c.in[1]));
-  return [constant](const kernel_io& io) {
+  return [constant = constant_f32(c, 2)](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_f32 local;
     const packed_f32& p = prepared_or(constant, local, [&] { return pack_filter_f32(io.in[1]); });
@@ -352,16 +360,27 @@ inline kernel bind_fully_connected_f32(const bind_context& c) {
 // reads the stored input zero point, which contributes zero like the reference's skip.
 
 /// A quant8 filter [out_c][taps][cin] as s8 panels [panel][taps][cin4 / 4][nr][4] (cin4:
-/// cin rounded up to 4, zero-filled), with each channel's sum of packed values.
+/// cin rounded up to 4, zero-filled), with each channel's sum of packed values. One buffer
+/// holds the sums (panels * nr int32), then the panels: packed here, or found in a
+/// compilation cache (constant_q8).
 struct packed_q8 {
-  std::vector<std::int8_t> w;
-  std::vector<std::int32_t> colsum;  // panels * nr
+  std::shared_ptr<const std::byte> data;  // bytes() long
+  const std::int32_t* colsum = nullptr;   // panels * nr
+  const std::int8_t* w = nullptr;
   std::size_t out_c = 0, taps = 0, cin = 0, cin4 = 0, panels = 0, nr = 0;
   std::int32_t zw = 0;  // the filter zero point in the s8 domain
-  const std::int8_t* panel(std::size_t p) const noexcept { return w.data() + p * taps * cin4 * nr; }
+  const std::int8_t* panel(std::size_t p) const noexcept { return w + p * taps * cin4 * nr; }
+  std::size_t bytes() const noexcept { return panels * nr * sizeof(std::int32_t) + panels * taps * cin4 * nr; }
+  /// Points colsum and w into `d` (bytes() long, aligned for int32).
+  void attach(std::shared_ptr<const std::byte> d) {
+    data = std::move(d);
+    colsum = reinterpret_cast<const std::int32_t*>(data.get());
+    w = reinterpret_cast<const std::int8_t*>(data.get() + panels * nr * sizeof(std::int32_t));
+  }
 };
 
-inline packed_q8 pack_filter_q8(const operand_desc& f) {
+/// The shape of a quant8 filter's packing (no data yet).
+inline packed_q8 filter_shape_q8(const operand_desc& f) {
   packed_q8 p;
   p.out_c = f.dims[0];
   p.cin = f.dims.back();
@@ -376,11 +395,18 @@ inline packed_q8 pack_filter_q8(const operand_desc& f) {
   const bool unsigned_w = f.type == OperandType::TENSOR_QUANT8_ASYMM;
   const bool per_channel = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
   p.zw = per_channel ? 0 : f.zero_point - (unsigned_w ? 128 : 0);
-  p.w.assign(p.panels * p.taps * p.cin4 * p.nr, 0);
-  p.colsum.assign(p.panels * p.nr, 0);
+  return p;
+}
+
+inline packed_q8 pack_filter_q8(const operand_desc& f) {
+  packed_q8 p = filter_shape_q8(f);
+  const bool unsigned_w = f.type == OperandType::TENSOR_QUANT8_ASYMM;
+  const std::shared_ptr<std::byte[]> buf = types::large_bytes(p.bytes(), true);
+  auto* colsum = reinterpret_cast<std::int32_t*>(buf.get());
+  auto* w = reinterpret_cast<std::int8_t*>(buf.get() + p.panels * p.nr * sizeof(std::int32_t));
   const auto* src = reinterpret_cast<const std::uint8_t*>(f.value);
   for (std::size_t oc = 0; oc < p.out_c; ++oc) {
-    std::int8_t* dst = p.w.data() + (oc / p.nr) * p.taps * p.cin4 * p.nr + (oc % p.nr) * 4;
+    std::int8_t* dst = w + (oc / p.nr) * p.taps * p.cin4 * p.nr + (oc % p.nr) * 4;
     std::int32_t sum = 0;
     for (std::size_t t = 0; t < p.taps; ++t)
       for (std::size_t k = 0; k < p.cin; ++k) {
@@ -389,8 +415,9 @@ inline packed_q8 pack_filter_q8(const operand_desc& f) {
         dst[(t * p.cin4 + k / 4 * 4) * p.nr + k % 4] = v;
         sum += v;
       }
-    p.colsum[oc] = sum;
+    colsum[oc] = sum;
   }
+  p.attach(std::shared_ptr<const std::byte>(buf, buf.get()));
   return p;
 }
 
@@ -618,11 +645,26 @@ void conv_q8_nhwc(const geometry& g, const S* in, const packed_q8& p, const q8_e
   gemm_q8(rows, m, p, e, out, par);
 }
 
-/// The filter, packed at bind when constant (shared by the conv and FULLY_CONNECTED binds).
+/// The filter, packed at bind when constant, or found packed by an earlier preparation
+/// (shared by the conv and FULLY_CONNECTED binds). A found blob's channel sums are taken as
+/// they are: a corrupted cache gives wrong values, as a corrupted filter would.
 inline std::shared_ptr<const packed_q8> constant_q8(const bind_context& c, std::size_t rank) {
-  if (c.in[1].has_value() && c.in[1].dims.size() == rank && c.in[1].dims_known())
-    return std::make_shared<const packed_q8>(pack_filter_q8(c.in[1]));
-  return nullptr;
+  const operand_desc& f = c.in[1];
+  if (!f.has_value() || f.dims.size() != rank || !f.dims_known()) return nullptr;
+  const packed_q8 shape = filter_shape_q8(f);
+  const std::string what =
+      types::str_cat("q8:", shape.out_c, "x", shape.taps, "x", shape.cin, "/", shape.nr, f.type == OperandType::TENSOR_QUANT8_ASYMM ? "u" : "s");
+  return packed_constant<packed_q8>(
+      c, what, shape.bytes(), [&] { return std::make_shared<const packed_q8>(pack_filter_q8(f)); },
+      [&](const packed_blob& b) -> std::shared_ptr<const packed_q8> {
+        if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % alignof(std::int32_t) != 0) return nullptr;
+        packed_q8 p = shape;
+        p.attach(std::shared_ptr<const std::byte>(b.owner, b.bytes.data()));
+        return std::make_shared<const packed_q8>(std::move(p));
+      },
+      [](const std::shared_ptr<const packed_q8>& p) {
+        return packed_blob{p, std::span<const std::byte>(p->data.get(), p->bytes())};
+      });
 }
 
 /// The bound CONV_2D / GROUPED_CONV_2D (one group) quant8 kernel: E qu8 or qs8.
