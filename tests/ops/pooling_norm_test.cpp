@@ -957,7 +957,7 @@ TEST_CASE("AVX-512 pooling (float32 and 8-bit, NHWC) matches the reference over 
   std::mt19937 rng(512);
   std::vector<int> sizes;
   for (int k = 1; k <= 17; ++k) sizes.push_back(k);
-  for (int k : {31, 32, 33, 63, 64, 65, 100, 128, 130, 200, 256, 257, 300, 520}) sizes.push_back(k);
+  for (int k : {31, 32, 33, 63, 64, 65, 100, 128, 130, 200, 256, 257, 300, 448, 520, 1000}) sizes.push_back(k);
   for (int channels : sizes) {
     for (auto kind : {pool_kind::average, pool_kind::max}) {
       for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
