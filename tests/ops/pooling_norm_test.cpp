@@ -24,6 +24,7 @@
 #include "nnhal/ops/average_pool_2d.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
 #include "nnhal/ops/l2_pool_2d.hpp"
+#include "nnhal/ops/log_softmax.hpp"
 #include "nnhal/ops/max_pool_2d.hpp"
 #include "nnhal/ops/softmax.hpp"
 #include "nnhal/types/validate.hpp"
@@ -926,28 +927,36 @@ TEST_CASE("AVX512-VBMI SOFTMAX: the vector output table equals the scalar one fo
   }
 }
 
-TEST_CASE("AVX-512 SOFTMAX (float32, last axis) matches the reference") {
+TEST_CASE("AVX-512 SOFTMAX and LOG_SOFTMAX (float32, last axis) match the reference") {
   if (!nnhal::simd::cpu().avx512) return;
   std::mt19937 rng(16);
-  for (int n : {1, 2, 15, 16, 17, 31, 33, 100, 1000, 1001}) {
-    for (double range : {1.0, 20.0, 200.0}) {
-      // Odd n run split in two chunks of slices (below): enough slices for the split.
-      const auto rows = static_cast<std::uint32_t>(n % 2 ? 2 * (16384 / n) + 2 : 3);
-      tensor x = make_tensor(OT::TENSOR_FLOAT32, {rows, static_cast<std::uint32_t>(n)});
-      fill_random(x, rng, range);
-      const std::vector<tensor> ins{x, scalar_f32(log_uniform(rng, 0.1, 3.0))};
-      INFO("SOFTMAX ", describe(ins));
-      const tensor ref = run_entry1(
-          OpT::SOFTMAX, [](const nnhal::ops::kernel_io& io) { nnhal::ops::softmax::reference<ty::f32>(io); }, ins,
-          decl(OT::TENSOR_FLOAT32));
-      reversed_context reversed;  // bound: AVX-512 here, every other case in two chunks of slices
-      const kernel_result k = run_kernel(OpT::SOFTMAX, ins, {decl(OT::TENSOR_FLOAT32)}, n % 2 ? &reversed : nullptr);
-      REQUIRE_MESSAGE(k.ok, k.error);
-      const tensor& got = k.outs[0];
-      std::vector<double> expected(ref.count());
-      for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
-      const std::string diff = compare(got, expected);
-      CHECK_MESSAGE(diff.empty(), diff);
+  for (const OpT op : {OpT::SOFTMAX, OpT::LOG_SOFTMAX}) {
+    for (int n : {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000, 1001, 20000}) {
+      for (double range : {1.0, 20.0, 200.0}) {
+        // Odd n run split in two chunks of slices (below): enough slices for the split.
+        const auto rows = static_cast<std::uint32_t>(n % 2 ? 2 * (16384 / n) + 2 : 3);
+        tensor x = make_tensor(OT::TENSOR_FLOAT32, {rows, static_cast<std::uint32_t>(n)});
+        fill_random(x, rng, range);
+        std::vector<tensor> ins{x, scalar_f32(log_uniform(rng, 0.1, 3.0))};
+        if (op == OpT::LOG_SOFTMAX) ins.push_back(scalar_i32(-1));
+        INFO(to_string(op), " ", describe(ins));
+        const tensor ref =
+            op == OpT::SOFTMAX
+                ? run_entry1(
+                      op, [](const nnhal::ops::kernel_io& io) { nnhal::ops::softmax::reference<ty::f32>(io); }, ins,
+                      decl(OT::TENSOR_FLOAT32))
+                : run_entry1(
+                      op, [](const nnhal::ops::kernel_io& io) { nnhal::ops::log_softmax::reference<ty::f32>(io); },
+                      ins, decl(OT::TENSOR_FLOAT32));
+        reversed_context reversed;  // bound: AVX-512 here, every other case in two chunks of slices
+        const kernel_result k = run_kernel(op, ins, {decl(OT::TENSOR_FLOAT32)}, n % 2 ? &reversed : nullptr);
+        REQUIRE_MESSAGE(k.ok, k.error);
+        const tensor& got = k.outs[0];
+        std::vector<double> expected(ref.count());
+        for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
+        const std::string diff = compare(got, expected);
+        CHECK_MESSAGE(diff.empty(), diff);
+      }
     }
   }
 }
