@@ -713,6 +713,19 @@ TEST_CASE("cache: weights packed at prepare are saved and used by prepare_from_c
       check_conv_output(run(**pm));
     }
   }
+  SUBCASE("packed weights that would pass the data-cache limit are left out") {
+    cache_files plain(dir.path, "c"), limited(dir.path, "d");
+    REQUIRE(ca::save_to_cache(conv_model(), plain.model_fds, plain.data_fds, token_of(3), store).ok());
+    const std::size_t without = read_fd(plain.data_fds[0]).size();
+    REQUIRE(read_fd(files.data_fds[0]).size() > without);
+    ca::cache_options o;
+    o.max_data_cache_bytes = without;
+    REQUIRE(ca::save_to_cache(**fresh, limited.model_fds, limited.data_fds, token_of(4), store, o).ok());
+    CHECK(read_fd(limited.data_fds[0]).size() == without);
+    auto pm = load(limited, token_of(4), store);
+    REQUIRE(pm.ok());
+    check_conv_output(run(**pm));
+  }
   SUBCASE("a model saved without packed weights packs at prepare") {
     cache_files plain(dir.path, "b");
     REQUIRE(ca::save_to_cache(conv_model(), plain.model_fds, plain.data_fds, token_of(2), store).ok());

@@ -140,7 +140,11 @@ status save(const types::Model& model, const ops::packed_table& packed, std::spa
     return types::make_error(ErrorStatus::GENERAL_FAILURE, "not saving an invalid model: ", v.err().message);
 
   const file_identity id{token, detail::random_pair_id(), store.driver_version()};
-  const encoded_cache enc = encode(model, id, default_plan(model), encode_packed(packed));
+  encoded_cache enc = encode(model, id, default_plan(model), encode_packed(packed));
+  // Packed weights are an optimization: when they would push the data cache past its
+  // limit, save without them (preparing from the cache then packs again).
+  if (enc.data_cache.size() > options.max_data_cache_bytes && !packed.empty())
+    enc = encode(model, id, default_plan(model));
   NNHAL_CHECK(enc.model_cache.size() <= options.max_model_cache_bytes, ErrorStatus::GENERAL_FAILURE, "model cache of ",
               enc.model_cache.size(), " bytes exceeds the limit");
   NNHAL_CHECK(enc.data_cache.size() <= options.max_data_cache_bytes, ErrorStatus::GENERAL_FAILURE, "data cache of ",

@@ -253,10 +253,11 @@ inline result<section> only_section(const parsed_file& f, section_id id, std::st
 
 }  // namespace detail
 
-/// The PACKED_WEIGHTS section: u32 count; per entry a str16 key, u64 offset (from the
-/// section's start, a multiple of section_alignment) and u64 size; then the blobs at their
-/// offsets, zero-padded between.
+/// The PACKED_WEIGHTS section: empty, or u32 count; per entry a str16 key, u64 offset
+/// (from the section's start, a multiple of section_alignment) and u64 size; then the
+/// blobs at their offsets, zero-padded between.
 inline std::vector<std::byte> encode_packed(const ops::packed_table& t) {
+  if (t.empty()) return {};  // no section content at all, as decode_packed reads it
   detail::byte_writer w;
   w.u32(static_cast<std::uint32_t>(t.size()));
   std::size_t table = 4;
