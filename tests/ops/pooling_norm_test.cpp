@@ -23,6 +23,7 @@
 
 #include "nnhal/ops/average_pool_2d.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
+#include "nnhal/ops/l2_normalization.hpp"
 #include "nnhal/ops/l2_pool_2d.hpp"
 #include "nnhal/ops/log_softmax.hpp"
 #include "nnhal/ops/max_pool_2d.hpp"
@@ -927,10 +928,10 @@ TEST_CASE("AVX512-VBMI SOFTMAX: the vector output table equals the scalar one fo
   }
 }
 
-TEST_CASE("AVX-512 SOFTMAX and LOG_SOFTMAX (float32, last axis) match the reference") {
+TEST_CASE("AVX-512 SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION (float32, last axis) match the reference") {
   if (!nnhal::simd::cpu().avx512) return;
   std::mt19937 rng(16);
-  for (const OpT op : {OpT::SOFTMAX, OpT::LOG_SOFTMAX}) {
+  for (const OpT op : {OpT::SOFTMAX, OpT::LOG_SOFTMAX, OpT::L2_NORMALIZATION}) {
     for (int n : {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000, 1001, 20000}) {
       for (double range : {1.0, 20.0, 200.0}) {
         // Odd n run split in two chunks of slices (below): enough slices for the split.
@@ -939,15 +940,12 @@ TEST_CASE("AVX-512 SOFTMAX and LOG_SOFTMAX (float32, last axis) match the refere
         fill_random(x, rng, range);
         std::vector<tensor> ins{x, scalar_f32(log_uniform(rng, 0.1, 3.0))};
         if (op == OpT::LOG_SOFTMAX) ins.push_back(scalar_i32(-1));
+        if (op == OpT::L2_NORMALIZATION) ins = {x, scalar_i32(-1)};
         INFO(to_string(op), " ", describe(ins));
-        const tensor ref =
-            op == OpT::SOFTMAX
-                ? run_entry1(
-                      op, [](const nnhal::ops::kernel_io& io) { nnhal::ops::softmax::reference<ty::f32>(io); }, ins,
-                      decl(OT::TENSOR_FLOAT32))
-                : run_entry1(
-                      op, [](const nnhal::ops::kernel_io& io) { nnhal::ops::log_softmax::reference<ty::f32>(io); },
-                      ins, decl(OT::TENSOR_FLOAT32));
+        nnhal::ops::kernel reference = nnhal::ops::l2_normalization::reference<ty::f32>;
+        if (op == OpT::SOFTMAX) reference = nnhal::ops::softmax::reference<ty::f32>;
+        if (op == OpT::LOG_SOFTMAX) reference = nnhal::ops::log_softmax::reference<ty::f32>;
+        const tensor ref = run_entry1(op, reference, ins, decl(OT::TENSOR_FLOAT32));
         reversed_context reversed;  // bound: AVX-512 here, every other case in two chunks of slices
         const kernel_result k = run_kernel(op, ins, {decl(OT::TENSOR_FLOAT32)}, n % 2 ? &reversed : nullptr);
         REQUIRE_MESSAGE(k.ok, k.error);

@@ -1,7 +1,7 @@
 // L2_NORMALIZATION kernels; contract in types/signatures/l2_normalization.hpp. Each 1-D
 // slice along the axis is divided by its L2 norm. Float: the sum of squares in double,
 // the norm floored at 1e-6 as the AOSP CPU path does (an all-zero slice gives zeros, the
-// 1.3 rule). Quantized: the AOSP fixed-point path bit for bit: (x - zp) * 128 times a
+// 1.3 rule); float32 along the last axis on AVX-512 when the CPU has it. Quantized: the AOSP fixed-point path bit for bit: (x - zp) * 128 times a
 // Q0 multiplier for 1/sqrt(sum of squares) (TFLite GetInvSqrtQuantizedMultiplierExp),
 // plus the output zero point 128 (qu8) or 0 (qs8), so qs8 is exactly qu8 - 128.
 #pragma once
@@ -10,10 +10,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
+#include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
 namespace nnhal::ops::l2_normalization {
 
@@ -71,10 +73,57 @@ void reference(const kernel_io& io) {
   }
 }
 
-/// Types f32 f16 qu8 qs8 (relaxed f32 runs in f32).
+#if NNHAL_HAVE_X86_KERNELS
+/// `rows` contiguous slices of n floats on AVX-512: the sum of squares in double, 8 lanes
+/// at a time, then x / max(sqrt(sum), 1e-6) in double, rounded once, as the reference
+/// does. Versus reference: only the order of the double sum differs.
+NNHAL_TARGET_AVX512 inline void l2_rows_avx512(const float* in, float* out, std::size_t rows, std::size_t n) {
+  using simd::avx512::all8;
+  for (std::size_t o = 0; o < rows; ++o) {
+    const float* x = in + o * n;
+    float* y = out + o * n;
+    __m512d acc = _mm512_setzero_pd();
+    for (std::size_t k = 0; k < n; k += 8) {
+      const __mmask8 live = static_cast<__mmask8>(n - k >= 8 ? 0xFF : (1u << (n - k)) - 1);
+      const __m512d v = _mm512_maskz_cvtps_pd(all8, _mm256_maskz_loadu_ps(live, x + k));
+      acc = _mm512_add_pd(acc, _mm512_mul_pd(v, v));
+    }
+    alignas(64) double lanes[8];
+    _mm512_store_pd(lanes, acc);
+    double sum = 0.0;
+    for (double v : lanes) sum += v;
+    const __m512d norm = _mm512_set1_pd(std::max(std::sqrt(sum), static_cast<double>(min_norm)));
+    for (std::size_t k = 0; k < n; k += 8) {
+      const __mmask8 live = static_cast<__mmask8>(n - k >= 8 ? 0xFF : (1u << (n - k)) - 1);
+      const __m512d v = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, x + k));
+      _mm256_mask_storeu_ps(y + k, live, _mm512_maskz_cvtpd_ps(live, _mm512_div_pd(v, norm)));
+    }
+  }
+}
+
+/// Float32 slices along the last axis on AVX-512, parallel chunks of slices; other axes
+/// run the reference.
+inline void l2_f32_avx512(const kernel_io& io) {
+  const auto in = io.input<types::f32>(0);
+  auto out = io.output<types::f32>(0);
+  if (out.size() == 0) return;
+  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
+  if (split.inner != 1) return reference<types::f32>(io);
+  const std::size_t n = split.axis;
+  for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(n, 1)),
+             [&](std::size_t o0, std::size_t o1) { l2_rows_avx512(in.data + o0 * n, out.data + o0 * n, o1 - o0, n); });
+}
+#endif
+
+/// Types f32 (AVX-512 when the CPU has it) f16 qu8 qs8 (relaxed f32 runs in f32).
 inline types::result<kernel> bind(const bind_context& c) {
-  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
-                                                                  []<class E>(E) { return kernel{reference<E>}; });
+  return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, []<class E>(E) {
+#if NNHAL_HAVE_X86_KERNELS
+    if constexpr (std::is_same_v<E, types::f32>)
+      if (simd::cpu().avx512) return kernel{l2_f32_avx512};
+#endif
+    return kernel{reference<E>};
+  });
 }
 
 }  // namespace nnhal::ops::l2_normalization
