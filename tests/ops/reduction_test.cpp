@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/ops/argmax.hpp"
 #include "nnhal/ops/kernels/reduce.hpp"
 #include "nnhal/ops/mean.hpp"
 #include "nnhal/ops/reduce_max.hpp"
@@ -670,6 +671,42 @@ TEST_CASE("ARGMAX / ARGMIN: ties go to the smallest index; NaN never wins after 
   const tensor y = run_ok1(OpT::ARGMAX, {r1, scalar_i32(0)}, decl(OT::TENSOR_INT32));
   CHECK(y.dims == dims_t{1});
   CHECK(y.raw(0) == 2);
+}
+
+TEST_CASE("ARGMAX / ARGMIN float32 last axis (AVX-512 here) equal the reference fold: ties, NaN, signed zeros, infinities") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  std::mt19937 rng(4242);
+  for (bool is_min : {false, true}) {
+    const OpT op = is_min ? OpT::ARGMIN : OpT::ARGMAX;
+    for (std::uint32_t n : {1u, 2u, 15u, 16u, 17u, 31u, 33u, 64u, 100u, 1001u}) {
+      for (int pattern = 0; pattern < 6; ++pattern) {
+        // Enough rows for a parallel split with the reversed context below.
+        const std::uint32_t rows = 2 * (16384 / n) + 3;
+        tensor x = make_tensor(OT::TENSOR_FLOAT32, {rows, n});
+        for (std::size_t i = 0; i < x.count(); ++i) {
+          double v = uni(rng, -3, 3);  // few distinct values: ties everywhere
+          const int r = uni(rng, 0, 99);
+          if (pattern >= 1 && r < 5) v = nan;                      // NaN anywhere, also first
+          if (pattern >= 2 && r >= 5 && r < 10) v = r % 2 ? 0.0 : -0.0;  // signed zeros tie
+          if (pattern >= 3 && r >= 10 && r < 12) v = r % 2 ? inf : -inf;
+          if (pattern == 4) v = -inf;  // every value equal
+          if (pattern == 5 && i % n == 0) v = nan;  // a NaN first element decides
+          x.put(i, v);
+        }
+        INFO(str(op), " n ", n, " pattern ", pattern);
+        const std::vector<tensor> ins{x, scalar_i32(-1)};
+        const tensor ref = run_entry1(
+            op, is_min ? nnhal::ops::kernel{nnhal::ops::argmax::arg_min_max<ty::f32, true>}
+                       : nnhal::ops::kernel{nnhal::ops::argmax::arg_min_max<ty::f32, false>},
+            ins, decl(OT::TENSOR_INT32));
+        reversed_context reversed;
+        const kernel_result k = run_kernel(op, ins, {decl(OT::TENSOR_INT32)}, pattern % 2 ? &reversed : nullptr);
+        REQUIRE_MESSAGE(k.ok, k.error);
+        CHECK(k.guards_intact);
+        CHECK(k.outs[0].bytes == ref.bytes);
+      }
+    }
+  }
 }
 
 TEST_CASE("ARGMAX / ARGMIN: shape inference and bad operands") {
