@@ -104,14 +104,7 @@ NNHAL_TARGET_AVX512 inline void l2_rows_avx512(const float* in, float* out, std:
 /// Float32 slices along the last axis on AVX-512, parallel chunks of slices; other axes
 /// run the reference.
 inline void l2_f32_avx512(const kernel_io& io) {
-  const auto in = io.input<types::f32>(0);
-  auto out = io.output<types::f32>(0);
-  if (out.size() == 0) return;
-  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
-  if (split.inner != 1) return reference<types::f32>(io);
-  const std::size_t n = split.axis;
-  for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(n, 1)),
-             [&](std::size_t o0, std::size_t o1) { l2_rows_avx512(in.data + o0 * n, out.data + o0 * n, o1 - o0, n); });
+  kernels::pool_norm::last_axis_rows_f32(io, axis_of(io), l2_rows_avx512, reference<types::f32>);
 }
 #endif
 

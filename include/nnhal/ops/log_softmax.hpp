@@ -56,10 +56,7 @@ NNHAL_TARGET_AVX512 inline void log_softmax_rows_avx512(const float* in, float* 
   for (std::size_t o = 0; o < rows; ++o) {
     const float* x = in + o * n;
     float* y = out + o * n;
-    __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-    for (std::size_t k = 0; k < whole; k += 16) m = _mm512_maskz_max_ps(all16, _mm512_loadu_ps(x + k), m);
-    if (tail) m = _mm512_maskz_max_ps(all16, _mm512_mask_loadu_ps(m, tail, x + whole), m);
-    const float max_v = softmax::lanes_max(m);
+    const float max_v = softmax::row_max(x, n);
     const __m512 vmax = _mm512_set1_ps(max_v);
     __m512d sum_lo = _mm512_setzero_pd(), sum_hi = _mm512_setzero_pd();
     for (std::size_t k = 0; k < n; k += 16) {
@@ -86,17 +83,11 @@ NNHAL_TARGET_AVX512 inline void log_softmax_rows_avx512(const float* in, float* 
 /// Float32 slices along the last axis on AVX-512, parallel chunks of slices; other axes
 /// run the reference.
 inline void log_softmax_f32_avx512(const kernel_io& io) {
-  const auto in = io.input<types::f32>(0);
-  auto out = io.output<types::f32>(0);
-  if (out.size() == 0) return;
-  const auto split = kernels::pool_norm::axis_split::of(in.dims, io.scalar<std::int32_t>(2));
-  if (split.inner != 1) return reference<types::f32>(io);
   const float beta = types::sig::detail::axis_norm::float_scalar(io.in[1]).value_or(1.0f);
-  const std::size_t n = split.axis;
-  for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(n, 1)),
-             [&](std::size_t o0, std::size_t o1) {
-               log_softmax_rows_avx512(in.data + o0 * n, out.data + o0 * n, o1 - o0, n, beta);
-             });
+  kernels::pool_norm::last_axis_rows_f32(
+      io, io.scalar<std::int32_t>(2),
+      [beta](const float* in, float* out, std::size_t rows, std::size_t n) { log_softmax_rows_avx512(in, out, rows, n, beta); },
+      reference<types::f32>);
 }
 #endif
 

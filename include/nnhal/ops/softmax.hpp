@@ -401,6 +401,17 @@ NNHAL_TARGET_AVX512 inline float lanes_sum(__m512 v) {
   return s;
 }
 
+/// The maximum of n contiguous floats, 16 lanes at a time (-inf for n = 0).
+NNHAL_TARGET_AVX512 inline float row_max(const float* x, std::size_t n) {
+  using simd::avx512::all16;
+  const std::size_t whole = n - n % 16;
+  const __mmask16 tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
+  __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (std::size_t k = 0; k < whole; k += 16) m = _mm512_maskz_max_ps(all16, _mm512_loadu_ps(x + k), m);
+  if (tail) m = _mm512_maskz_max_ps(all16, _mm512_mask_loadu_ps(m, tail, x + whole), m);
+  return lanes_max(m);
+}
+
 /// `rows` contiguous slices of n floats, 16 lanes at a time: the maximum, e^((x - max)
 /// beta) and its sum in float32, then the division.
 NNHAL_TARGET_AVX512 inline void softmax_rows_avx512(const float* in, float* out, std::size_t rows, std::size_t n,
@@ -412,10 +423,7 @@ NNHAL_TARGET_AVX512 inline void softmax_rows_avx512(const float* in, float* out,
   for (std::size_t o = 0; o < rows; ++o) {
     const float* x = in + o * n;
     float* y = out + o * n;
-    __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-    for (std::size_t k = 0; k < whole; k += 16) m = _mm512_maskz_max_ps(all16, _mm512_loadu_ps(x + k), m);
-    if (tail) m = _mm512_maskz_max_ps(all16, _mm512_mask_loadu_ps(m, tail, x + whole), m);
-    const __m512 vmax = _mm512_set1_ps(lanes_max(m));
+    const __m512 vmax = _mm512_set1_ps(row_max(x, n));
     __m512 sum = _mm512_setzero_ps();
     for (std::size_t k = 0; k < whole; k += 16) {
       const __m512 e = kernels::vunary::avx512::exp512(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + k), vmax), vbeta));
@@ -437,17 +445,11 @@ NNHAL_TARGET_AVX512 inline void softmax_rows_avx512(const float* in, float* out,
 /// Float32 slices along the last axis on AVX-512, parallel chunks of slices; other axes run
 /// the reference. Versus reference: within the CTS float32 tolerance (tests check it).
 inline void softmax_f32_avx512(const kernel_io& io) {
-  const auto in = io.input<types::f32>(0);
-  auto out = io.output<types::f32>(0);
-  if (out.size() == 0) return;
-  const auto split = kernels::pool_norm::axis_split::of(in.dims, axis_of(io));
-  if (split.inner != 1) return reference<types::f32>(io);
   const float beta = beta_of(io.in[1]);
-  const std::size_t n = split.axis;
-  for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(n, 1)),
-             [&](std::size_t o0, std::size_t o1) {
-               softmax_rows_avx512(in.data + o0 * n, out.data + o0 * n, o1 - o0, n, beta);
-             });
+  kernels::pool_norm::last_axis_rows_f32(
+      io, axis_of(io),
+      [beta](const float* in, float* out, std::size_t rows, std::size_t n) { softmax_rows_avx512(in, out, rows, n, beta); },
+      reference<types::f32>);
 }
 #endif
 

@@ -4,6 +4,7 @@
 // LOCAL_RESPONSE_NORMALIZATION walk one 1-D slice at a time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -90,6 +91,21 @@ void for_each_axis_slice(const axis_split& s, F&& f) {
     const std::size_t base = o * s.axis * s.inner;
     for (std::size_t i = 0; i < s.inner; ++i) f(base + i, s.inner, s.axis);
   }
+}
+
+/// The frame of a float32 kernel for slices along the last axis: rows(in, out, count, n)
+/// over contiguous slices of n, in parallel chunks of slices; a tensor whose axis is not
+/// the last runs fallback(io) instead.
+template <class Rows, class Fallback>
+void last_axis_rows_f32(const kernel_io& io, std::int32_t axis, Rows&& rows, Fallback&& fallback) {
+  const auto in = io.input<types::f32>(0);
+  auto out = io.output<types::f32>(0);
+  if (out.size() == 0) return;
+  const axis_split split = axis_split::of(in.dims, axis);
+  if (split.inner != 1) return fallback(io);
+  const std::size_t n = split.axis;
+  for_chunks(io, split.outer, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(n, 1)),
+             [&](std::size_t o0, std::size_t o1) { rows(in.data + o0 * n, out.data + o0 * n, o1 - o0, n); });
 }
 
 }  // namespace nnhal::ops::kernels::pool_norm
