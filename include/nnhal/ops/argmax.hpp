@@ -14,6 +14,7 @@
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/binary.hpp"  // load_float
 #include "nnhal/ops/kernels/reduce.hpp"
+#include "nnhal/ops/kernels/unary_avx512.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
 namespace nnhal::ops::argmax {
@@ -62,16 +63,6 @@ void reference(const kernel_io& io) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-/// The best of 16 lanes (all NaN, or none).
-template <bool Min>
-NNHAL_TARGET_AVX512 inline float lanes_best(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  float b = t[0];
-  for (int i = 1; i < 16; ++i) b = (Min ? t[i] < b : t[i] > b) ? t[i] : b;
-  return b;
-}
-
 /// ARGMAX / ARGMIN of `rows` contiguous float32 slices of n (> 0) values, 16 lanes at a
 /// time, with the reference's result. The running best starts as the first element;
 /// vmaxps / vminps return their second operand, the running best, when either is NaN, so
@@ -94,7 +85,7 @@ NNHAL_TARGET_AVX512 void arg_rows_avx512(const float* in, std::int32_t* out, std
       const __m512 v = _mm512_mask_loadu_ps(b, tail, x + whole);
       b = Min ? _mm512_maskz_min_ps(all16, v, b) : _mm512_maskz_max_ps(all16, v, b);
     }
-    const __m512 best = _mm512_set1_ps(lanes_best<Min>(b));
+    const __m512 best = _mm512_set1_ps(kernels::vunary::avx512::lanes_best<Min>(b));
     std::int32_t index = 0;
     for (std::size_t k = 0; k < n; k += 16) {
       const __mmask16 live = k < whole ? all16 : tail;

@@ -384,15 +384,8 @@ void vectorized(const kernel_io& io) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-/// The maximum / sum of 16 lanes (through memory: GCC 12's _mm512_reduce_* forms warn in
-/// every includer, see simd/fixed_point_avx512.hpp).
-NNHAL_TARGET_AVX512 inline float lanes_max(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  float m = t[0];
-  for (int i = 1; i < 16; ++i) m = t[i] > m ? t[i] : m;
-  return m;
-}
+/// The sum of 16 lanes (through memory: GCC 12's _mm512_reduce_* forms warn in every
+/// includer, see simd/fixed_point_avx512.hpp).
 NNHAL_TARGET_AVX512 inline float lanes_sum(__m512 v) {
   alignas(64) float t[16];
   _mm512_store_ps(t, v);
@@ -409,7 +402,7 @@ NNHAL_TARGET_AVX512 inline float row_max(const float* x, std::size_t n) {
   __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   for (std::size_t k = 0; k < whole; k += 16) m = _mm512_maskz_max_ps(all16, _mm512_loadu_ps(x + k), m);
   if (tail) m = _mm512_maskz_max_ps(all16, _mm512_mask_loadu_ps(m, tail, x + whole), m);
-  return lanes_max(m);
+  return kernels::vunary::avx512::lanes_best<false>(m);
 }
 
 /// `rows` contiguous slices of n floats, 16 lanes at a time: the maximum, e^((x - max)

@@ -27,6 +27,17 @@ namespace nnhal::ops::kernels::vunary::avx512 {
 using simd::avx512::all16;
 inline constexpr __mmask64 all64 = ~__mmask64{0};
 
+/// The largest (Min: smallest) of 16 lanes, none of them NaN, or all (then NaN); through
+/// memory, as GCC 12's _mm512_reduce_* forms warn in every includer.
+template <bool Min>
+NNHAL_TARGET_AVX512 inline float lanes_best(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  float b = t[0];
+  for (int i = 1; i < 16; ++i) b = (Min ? t[i] < b : t[i] > b) ? t[i] : b;
+  return b;
+}
+
 /// The first n (< 16) of 16 lanes.
 inline __mmask16 first16(std::size_t n) noexcept { return static_cast<__mmask16>((1u << n) - 1); }
 
