@@ -1,5 +1,7 @@
 // Pooling and softmax on MobileNet shapes: nnhal next to XNNPACK in the same run, on one core
-// and on all of them (/cores:N, wall time).
+// and on all of them (/cores:N, wall time). LOCAL_RESPONSE_NORMALIZATION,
+// INSTANCE_NORMALIZATION and TOPK_V2, which XNNPACK lacks, run next to nnhal's reference
+// kernels instead.
 // These are memory-bound, so each result reports bytes per second (input read once,
 // output written once) and copy_frac, the fraction of this machine's copy bandwidth.
 // Names: pool/<op>/<dtype>/<shape>/<impl>.
@@ -9,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/ops/instance_normalization.hpp"
+#include "nnhal/ops/local_response_normalization.hpp"
+#include "nnhal/ops/topk_v2.hpp"
 #include "support/op_fixture.hpp"
 #include "support/xnnpack_run.hpp"
 
@@ -18,7 +23,7 @@ namespace {
 using types::OperandType;
 using types::OperationType;
 
-enum class kind { global_average, max_3x3s2, average_3x3s2, softmax };
+enum class kind { global_average, max_3x3s2, average_3x3s2, softmax, lrn, instance_norm, topk5 };
 
 struct pool_case {
   const char* op;
@@ -35,6 +40,15 @@ const pool_case cases[] = {
     {"softmax", "64x1000", kind::softmax, {64, 1000}},
 };
 
+// Against the reference kernel (no XNNPACK operator): GoogLeNet's LRN (radius 2, alpha
+// 1e-4, beta 0.75), an image-sized instance normalization, top 5 of 1001 classes.
+const pool_case reference_cases[] = {
+    {"local_response_normalization", "56x56x192_r2", kind::lrn, {1, 56, 56, 192}},
+    {"instance_normalization", "64x64x64", kind::instance_norm, {1, 64, 64, 64}},
+    {"topk_v2", "1x1001_k5", kind::topk5, {1, 1001}},
+    {"topk_v2", "64x1000_k5", kind::topk5, {64, 1000}},
+};
+
 
 // 3x3 stride 2 with padding (left 0, right 1, top 0, bottom 1): 112 -> 56, TensorFlow's SAME.
 constexpr std::uint32_t pool_out(std::uint32_t in) { return (in + 1 - 3) / 2 + 1; }
@@ -44,18 +58,20 @@ std::vector<std::uint32_t> output_dims(const pool_case& c) {
     case kind::global_average: return {c.in[0], 1, 1, c.in[3]};
     case kind::max_3x3s2:
     case kind::average_3x3s2: return {c.in[0], pool_out(c.in[1]), pool_out(c.in[2]), c.in[3]};
-    case kind::softmax: return c.in;
+    case kind::topk5: return {c.in[0], 5};
+    default: return c.in;
   }
   return c.in;
 }
 
 // --- nnhal -------------------------------------------------------------------------------
 
-void nnhal_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size_t cores) {
+void nnhal_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size_t cores, ops::kernel instead = {}) {
   const auto i32 = [](std::int32_t v) { return scalar<std::int32_t>(OperandType::INT32, v); };
+  const auto real = [](float v) { return scalar<float>(OperandType::FLOAT32, v); };
   const operand_spec in{dt.type, c.in, dt.scale, dt.zero_point};
   operand_spec out{dt.type, output_dims(c), dt.scale, dt.zero_point};
-  std::vector<operand_spec> ins{in};
+  std::vector<operand_spec> ins{in}, outs;
   OperationType op = OperationType::AVERAGE_POOL_2D;
   switch (c.k) {
     case kind::global_average:
@@ -72,10 +88,25 @@ void nnhal_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size_t
       ins.push_back(scalar<float>(OperandType::FLOAT32, 1.0f));
       if (dt.type != OperandType::TENSOR_FLOAT32) out.scale = 1.0f / 256, out.zero_point = 0;  // the HAL's fixed output
       break;
+    case kind::lrn:
+      op = OperationType::LOCAL_RESPONSE_NORMALIZATION;
+      ins.insert(ins.end(), {i32(2), real(1.0f), real(1e-4f), real(0.75f)});
+      break;
+    case kind::instance_norm:
+      op = OperationType::INSTANCE_NORMALIZATION;
+      ins.insert(ins.end(), {real(1.5f), real(0.25f), real(1e-5f), scalar<std::uint8_t>(OperandType::BOOL, 0)});
+      break;
+    case kind::topk5:
+      op = OperationType::TOPK_V2;
+      ins.push_back(i32(5));
+      outs.push_back(operand_spec{OperandType::TENSOR_INT32, output_dims(c)});
+      break;
   }
+  outs.insert(outs.begin(), out);
   fixture_options options;
   options.cores = cores;
-  op_fixture f(op, ins, {out}, options);
+  options.instead = std::move(instead);
+  op_fixture f(op, ins, outs, options);
   if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
@@ -161,6 +192,7 @@ void xnnpack_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size
       }
       break;
     }
+    default: break;  // no XNNPACK operator (not registered)
   }
   if (xnn_time_operator(state, s, o, threads)) report_traffic(state, (in_n + out_n) * esize);
 }
@@ -172,7 +204,7 @@ int register_all() {
       const std::string base = std::string("pool/") + c.op + "/" + dt.name + "/" + c.shape + "/";
       // One core, then all of them (wall time: the other threads' work counts).
       for (std::size_t cores : {std::size_t{1}, all_cores()}) {
-        auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_pool, c, dt, cores);
+        auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_pool, c, dt, cores, ops::kernel{});
 #if NNHAL_BENCH_XNNPACK
         auto* x = benchmark::RegisterBenchmark((base + "xnnpack" + cores_suffix(cores)).c_str(), xnnpack_pool, c, dt, cores);
         if (cores > 1) x->UseRealTime();
@@ -181,6 +213,18 @@ int register_all() {
         if (all_cores() == 1) break;
       }
     }
+  }
+  for (const auto& c : reference_cases) {
+    const std::string base = std::string("pool/") + c.op + "/f32/" + c.shape + "/";
+    ops::kernel reference = ops::topk_v2::reference<types::f32>;
+    if (c.k == kind::lrn) reference = ops::local_response_normalization::reference<types::f32>;
+    if (c.k == kind::instance_norm) reference = ops::instance_normalization::reference<types::f32>;
+    for (std::size_t cores : {std::size_t{1}, all_cores()}) {
+      auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_pool, c, f32, cores, ops::kernel{});
+      if (cores > 1) b->UseRealTime();
+      if (all_cores() == 1) break;
+    }
+    benchmark::RegisterBenchmark((base + "reference").c_str(), nnhal_pool, c, f32, std::size_t{1}, reference);
   }
   return 0;
 }

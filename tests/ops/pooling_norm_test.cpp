@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -22,9 +23,11 @@
 #include <vector>
 
 #include "nnhal/ops/average_pool_2d.hpp"
+#include "nnhal/ops/instance_normalization.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
 #include "nnhal/ops/l2_normalization.hpp"
 #include "nnhal/ops/l2_pool_2d.hpp"
+#include "nnhal/ops/local_response_normalization.hpp"
 #include "nnhal/ops/log_softmax.hpp"
 #include "nnhal/ops/max_pool_2d.hpp"
 #include "nnhal/ops/softmax.hpp"
@@ -953,6 +956,87 @@ TEST_CASE("AVX-512 SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION (float32, last axis
         std::vector<double> expected(ref.count());
         for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
         const std::string diff = compare(got, expected);
+        CHECK_MESSAGE(diff.empty(), diff);
+      }
+    }
+  }
+}
+
+/// How many float32 steps apart a and b are (0 for two NaNs, a large number for one NaN).
+std::int64_t ulps_apart(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : std::numeric_limits<std::int64_t>::max();
+  auto ordered = [](float v) {
+    std::int32_t i;
+    std::memcpy(&i, &v, 4);
+    return i < 0 ? -static_cast<std::int64_t>(i & 0x7FFFFFFF) : static_cast<std::int64_t>(i);
+  };
+  return std::abs(ordered(a) - ordered(b));
+}
+
+TEST_CASE("AVX-512 LOCAL_RESPONSE_NORMALIZATION (float32, last axis) is within one ulp of the reference") {
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(17);
+  const float inf = std::numeric_limits<float>::infinity();
+  struct setting {
+    float bias, alpha, beta;
+  };
+  // Ordinary parameters, beta 0 / 0.5 / 1 / negative, a zero bias (0^-beta on zero windows),
+  // a negative alpha (negative bases: NaN, or finite for beta 1), and bases that overflow.
+  const std::vector<setting> settings{{1.0f, 1e-4f, 0.75f}, {2.0f, 0.5f, 0.5f}, {0.5f, 1.5f, 0.0f},   {1.0f, 1.0f, 1.0f},
+                                      {0.0f, 1.0f, 0.5f},   {1.0f, -2.0f, 1.0f}, {1.0f, -2.0f, 0.5f}, {1.0f, 1e30f, 0.6f},
+                                      {3.0f, 0.2f, -0.5f},  {1e-3f, 7.0f, 0.37f}};
+  for (int n : {1, 2, 7, 8, 9, 17, 64, 100, 1000}) {
+    for (int radius : {-1, 0, 1, 2, 5, n - 1, n, 100000}) {
+      const setting st = settings[static_cast<std::size_t>(uni(rng, 0, static_cast<int>(settings.size()) - 1))];
+      const auto rows = static_cast<std::uint32_t>(n % 2 ? 2 * (16384 / n) + 2 : 3);  // odd n: two chunks below
+      tensor x = make_tensor(OT::TENSOR_FLOAT32, {rows, static_cast<std::uint32_t>(n)});
+      fill_random(x, rng, uni(rng, 0, 1) ? 3.0 : 1e20);
+      x.put(0, 0.0);
+      if (x.count() > 5) x.put(5, inf);
+      if (n > 8) for (int i = 0; i < n; ++i) x.put(static_cast<std::size_t>(n + i), 0.0);  // a zero row
+      std::vector<tensor> ins{x, scalar_i32(radius), scalar_f32(st.bias), scalar_f32(st.alpha), scalar_f32(st.beta)};
+      if (uni(rng, 0, 1)) ins.push_back(scalar_i32(-1));
+      INFO("n ", n, " radius ", radius, " bias ", st.bias, " alpha ", st.alpha, " beta ", st.beta);
+      const tensor ref = run_entry1(OpT::LOCAL_RESPONSE_NORMALIZATION, nnhal::ops::local_response_normalization::reference<ty::f32>,
+                                    ins, decl(OT::TENSOR_FLOAT32));
+      reversed_context reversed;
+      const kernel_result k = run_kernel(OpT::LOCAL_RESPONSE_NORMALIZATION, ins, {decl(OT::TENSOR_FLOAT32)}, n % 2 ? &reversed : nullptr);
+      REQUIRE_MESSAGE(k.ok, k.error);
+      CHECK(k.guards_intact);
+      std::int64_t worst = 0;
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < ref.count(); ++i) {
+        const std::int64_t d = ulps_apart(static_cast<float>(k.outs[0].real(i)), static_cast<float>(ref.real(i)));
+        if (d > worst) worst = d, at = i;
+      }
+      CHECK_MESSAGE(worst <= 1, "element " << at << ": " << k.outs[0].real(at) << " vs " << ref.real(at));
+    }
+  }
+}
+
+TEST_CASE("AVX-512 INSTANCE_NORMALIZATION (float32, NHWC and NCHW) matches the reference") {
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(18);
+  for (const bool nchw : {false, true}) {
+    for (std::size_t c : {1, 7, 8, 9, 63, 64, 65, 130}) {
+      for (const std::array<std::size_t, 2> hw : {std::array<std::size_t, 2>{1, 1}, {3, 5}, {7, 7}, {16, 33}}) {
+        const std::array<std::size_t, 4> e{static_cast<std::size_t>(uni(rng, 1, 3)), hw[0], hw[1], c};
+        tensor x = make_tensor(OT::TENSOR_FLOAT32, stored_dims(e, nchw));
+        fill_random(x, rng, 4.0);
+        const double offset = uni(rng, 0, 1) ? 0.0 : 1000.0;  // a mean far from zero
+        for (std::size_t i = 0; i < x.count(); ++i) x.put(i, x.real(i) + offset);
+        const std::vector<tensor> ins{x, scalar_f32(static_cast<float>(unif(rng, -2, 2))), scalar_f32(static_cast<float>(unif(rng, -2, 2))),
+                                      scalar_f32(log_uniform(rng, 1e-5, 1e-1)), scalar_bool(nchw)};
+        INFO(describe(ins));
+        const tensor ref = run_entry1(OpT::INSTANCE_NORMALIZATION, nnhal::ops::instance_normalization::reference<ty::f32>, ins,
+                                      decl(OT::TENSOR_FLOAT32));
+        reversed_context reversed;  // units split in two chunks when there are two or more
+        const kernel_result k = run_kernel(OpT::INSTANCE_NORMALIZATION, ins, {decl(OT::TENSOR_FLOAT32)}, &reversed);
+        REQUIRE_MESSAGE(k.ok, k.error);
+        CHECK(k.guards_intact);
+        std::vector<double> expected(ref.count());
+        for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = ref.real(i);
+        const std::string diff = compare(k.outs[0], expected);
         CHECK_MESSAGE(diff.empty(), diff);
       }
     }

@@ -29,6 +29,7 @@
 #include "nnhal/ops/reduce_min.hpp"
 #include "nnhal/ops/reduce_prod.hpp"
 #include "nnhal/ops/reduce_sum.hpp"
+#include "nnhal/ops/topk_v2.hpp"
 #include "nnhal/types/signatures/argmax.hpp"
 #include "nnhal/types/signatures/argmin.hpp"
 #include "nnhal/types/signatures/mean.hpp"
@@ -769,6 +770,59 @@ TEST_CASE("TOPK_V2: random rows with ties against the counting oracle, qu8/qs8 p
                               {decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {}, x.scale, x.zp - 128), decl(OT::TENSOR_INT32)});
         for (std::size_t i = 0; i < outs[0].count(); ++i) REQUIRE(s[0].raw(i) == outs[0].raw(i) - 128);
         CHECK(s[1].bytes == outs[1].bytes);
+      }
+    }
+  }
+}
+
+TEST_CASE("TOPK_V2: the bound kernel equals the reference bit for bit on long rows, ties, NaN and sorted data") {
+  std::mt19937 rng(4343);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_INT32, OT::TENSOR_QUANT8_ASYMM,
+                  OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    for (int n : {1, 15, 16, 17, 33, 100, 1000, 3001}) {
+      for (int k : {1, 2, 5, n / 3, n - 1, n}) {
+        if (k < 1 || k > n) continue;
+        for (const char* pattern : {"random", "ties", "ascending", "descending", "specials"}) {
+          const std::string pat = pattern;
+          if (pat == "specials" && type != OT::TENSOR_FLOAT32 && type != OT::TENSOR_FLOAT16) continue;
+          const std::uint32_t rows = n > 500 ? 3 : 5;
+          tensor x = make_tensor(type, {rows, static_cast<std::uint32_t>(n)}, is_quant8(type) ? 0.5f : 0.0f, is_quant8(type) ? 3 : 0);
+          for (std::size_t i = 0; i < x.count(); ++i) {
+            const auto j = static_cast<int>(i % static_cast<std::size_t>(n));
+            int v = uni(rng, -100, 100);
+            if (pat == "ties") v = uni(rng, -2, 2);
+            if (pat == "ascending") v = j % 200 - 100;
+            if (pat == "descending") v = 100 - j % 200;
+            double real = type == OT::TENSOR_QUANT8_ASYMM ? v + 128 : (is_quant8(type) ? v : v / 4.0);
+            if (pat == "specials") {
+              const int r = uni(rng, 0, 9);
+              real = r == 0 ? nan : r == 1 ? 0.0 : r == 2 ? -0.0 : r == 3 ? std::numeric_limits<double>::infinity() : v / 4.0;
+            }
+            x.put(i, real);
+          }
+          INFO(str(type), " n ", n, " k ", k, " ", pat);
+          const std::vector<tensor> ins{x, scalar_i32(k)};
+          const std::vector<tensor> decls{decl(type, {}, x.scale, x.zp), decl(OT::TENSOR_INT32)};
+          const auto ref = run_entry(OpT::TOPK_V2,
+                                     [type](const nnhal::ops::kernel_io& io) {
+                                       namespace tk = nnhal::ops::topk_v2;
+                                       switch (type) {
+                                         case OT::TENSOR_FLOAT32: return tk::reference<ty::f32>(io);
+                                         case OT::TENSOR_FLOAT16: return tk::reference<ty::f16>(io);
+                                         case OT::TENSOR_INT32: return tk::reference<ty::i32>(io);
+                                         case OT::TENSOR_QUANT8_ASYMM: return tk::reference<ty::qu8>(io);
+                                         default: return tk::reference<ty::qs8>(io);
+                                       }
+                                     },
+                                     ins, decls);
+          reversed_context reversed;  // rows in two chunks when long enough
+          const kernel_result got = run_kernel(OpT::TOPK_V2, ins, decls, &reversed);
+          REQUIRE_MESSAGE(got.ok, got.error);
+          CHECK(got.guards_intact);
+          CHECK(got.outs[0].bytes == ref[0].bytes);
+          CHECK(got.outs[1].bytes == ref[1].bytes);
+        }
       }
     }
   }

@@ -15,6 +15,7 @@
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/pooling_norm.hpp"
 #include "nnhal/ops/kernels/pooling_norm_fixed_point.hpp"
+#include "nnhal/ops/kernels/unary_avx512.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
 namespace nnhal::ops::l2_normalization {
@@ -84,17 +85,14 @@ NNHAL_TARGET_AVX512 inline void l2_rows_avx512(const float* in, float* out, std:
     float* y = out + o * n;
     __m512d acc = _mm512_setzero_pd();
     for (std::size_t k = 0; k < n; k += 8) {
-      const __mmask8 live = static_cast<__mmask8>(n - k >= 8 ? 0xFF : (1u << (n - k)) - 1);
+      const __mmask8 live = kernels::vunary::avx512::live8(k, n);
       const __m512d v = _mm512_maskz_cvtps_pd(all8, _mm256_maskz_loadu_ps(live, x + k));
       acc = _mm512_add_pd(acc, _mm512_mul_pd(v, v));
     }
-    alignas(64) double lanes[8];
-    _mm512_store_pd(lanes, acc);
-    double sum = 0.0;
-    for (double v : lanes) sum += v;
+    const double sum = kernels::vunary::avx512::lanes_sum(acc);
     const __m512d norm = _mm512_set1_pd(std::max(std::sqrt(sum), static_cast<double>(min_norm)));
     for (std::size_t k = 0; k < n; k += 8) {
-      const __mmask8 live = static_cast<__mmask8>(n - k >= 8 ? 0xFF : (1u << (n - k)) - 1);
+      const __mmask8 live = kernels::vunary::avx512::live8(k, n);
       const __m512d v = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, x + k));
       _mm256_mask_storeu_ps(y + k, live, _mm512_maskz_cvtpd_ps(live, _mm512_div_pd(v, norm)));
     }

@@ -66,13 +66,10 @@ NNHAL_TARGET_AVX512 inline void log_softmax_rows_avx512(const float* in, float* 
       sum_lo = _mm512_add_pd(sum_lo, _mm512_maskz_cvtps_pd(all8, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, _mm512_castps_pd(e), 0))));
       sum_hi = _mm512_add_pd(sum_hi, _mm512_maskz_cvtps_pd(all8, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, _mm512_castps_pd(e), 1))));
     }
-    alignas(64) double lanes[8];
-    _mm512_store_pd(lanes, _mm512_add_pd(sum_lo, sum_hi));
-    double sum = 0.0;
-    for (double v : lanes) sum += v;
+    const double sum = kernels::vunary::avx512::lanes_sum(_mm512_add_pd(sum_lo, sum_hi));
     const __m512d dmax = _mm512_set1_pd(static_cast<double>(max_v)), log_sum = _mm512_set1_pd(std::log(sum));
     for (std::size_t k = 0; k < n; k += 8) {
-      const __mmask8 live = static_cast<__mmask8>(n - k >= 8 ? 0xFF : (1u << (n - k)) - 1);
+      const __mmask8 live = kernels::vunary::avx512::live8(k, n);
       const __m512d v = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, x + k));
       const __m512d r = _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(v, dmax), dbeta), log_sum);
       _mm256_mask_storeu_ps(y + k, live, _mm512_maskz_cvtpd_ps(live, r));

@@ -25,6 +25,7 @@
 namespace nnhal::ops::kernels::vunary::avx512 {
 
 using simd::avx512::all16;
+using simd::avx512::all8;
 inline constexpr __mmask64 all64 = ~__mmask64{0};
 
 /// The largest (Min: smallest) of 16 lanes, none of them NaN, or all (then NaN); through
@@ -36,6 +37,20 @@ NNHAL_TARGET_AVX512 inline float lanes_best(__m512 v) {
   float b = t[0];
   for (int i = 1; i < 16; ++i) b = (Min ? t[i] < b : t[i] > b) ? t[i] : b;
   return b;
+}
+
+/// The sum of 8 double lanes, lane 0 first, through memory.
+NNHAL_TARGET_AVX512 inline double lanes_sum(__m512d v) {
+  alignas(64) double t[8];
+  _mm512_store_pd(t, v);
+  double s = 0.0;
+  for (double x : t) s += x;
+  return s;
+}
+
+/// The live lanes of the 8 from `k` in a run of n (k < n).
+inline __mmask8 live8(std::size_t k, std::size_t n) noexcept {
+  return static_cast<__mmask8>(n - k >= 8 ? 0xFF : (1u << (n - k)) - 1);
 }
 
 /// The first n (< 16) of 16 lanes.
@@ -61,6 +76,52 @@ NNHAL_TARGET_AVX512 inline __m512 exp512(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
   return _mm512_maskz_scalef_ps(all16, p, n);
+}
+
+/// ln x, 8 double lanes, for positive normal finite x only (the caller routes zero,
+/// negative, subnormal, infinite and NaN lanes elsewhere), to an absolute error about
+/// 1e-13: far below float32 resolution, for float32 results computed in double. x = m 2^e
+/// with m in [0.75, 1.5) (vgetmantpd; vgetexppd gives the exponent of m in [1, 2), one
+/// less when m was halved), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.2, by its
+/// odd series to s^17 (the rest below 2 s^19 / 19 < 6e-14); 1 / (m + 1) is vrcp14pd
+/// refined twice by Newton's step (relative error about 2^-56), cheaper than a division.
+NNHAL_TARGET_AVX512 inline __m512d log512d(__m512d x) {
+  const __m512d m = _mm512_maskz_getmant_pd(all8, x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero);
+  __m512d e = _mm512_maskz_getexp_pd(all8, x);
+  const __m512d one = _mm512_set1_pd(1.0);
+  e = _mm512_mask_add_pd(e, _mm512_cmp_pd_mask(m, one, _CMP_LT_OQ), e, one);
+  const __m512d d = _mm512_add_pd(m, one);
+  __m512d inv = _mm512_maskz_rcp14_pd(all8, d);
+  inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(d, inv, one), inv);
+  inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(d, inv, one), inv);
+  const __m512d s = _mm512_mul_pd(_mm512_sub_pd(m, one), inv);
+  const __m512d s2 = _mm512_mul_pd(s, s);
+  __m512d p = _mm512_set1_pd(1.0 / 17);
+  for (int k = 15; k >= 1; k -= 2) p = _mm512_fmadd_pd(p, s2, _mm512_set1_pd(1.0 / k));
+  const __m512d ln_m = _mm512_mul_pd(_mm512_add_pd(s, s), p);
+  // e ln 2 with ln 2 split so that e * hi is exact (|e| < 2^11).
+  return _mm512_fmadd_pd(e, _mm512_set1_pd(0.693147180369123816490),
+                         _mm512_fmadd_pd(e, _mm512_set1_pd(1.90821492927058770002e-10), ln_m));
+}
+
+/// e^x, 8 double lanes, to about 2e-13 relative (for float32 results, as log512d):
+/// x = n ln 2 + r, |r| <= ln 2 / 2, e^r by its Taylor polynomial to r^10 (the rest
+/// below (ln 2 / 2)^11 / 11! < 2.2e-13 relative), scaled by 2^n with vscalefpd (inf past the double range, gradual underflow
+/// below it). x is clamped to [-1500, 1500] first; NaN passes through.
+NNHAL_TARGET_AVX512 inline __m512d exp512d(__m512d x) {
+  x = _mm512_maskz_min_pd(all8, _mm512_set1_pd(1500.0), _mm512_maskz_max_pd(all8, _mm512_set1_pd(-1500.0), x));
+  const __m512d n = _mm512_maskz_roundscale_pd(all8, _mm512_mul_pd(x, _mm512_set1_pd(1.4426950408889634074)),
+                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0.693147180369123816490), x);
+  r = _mm512_fnmadd_pd(n, _mm512_set1_pd(1.90821492927058770002e-10), r);
+  double c = 1.0;
+  for (int k = 2; k <= 10; ++k) c /= k;  // 1 / 10!
+  __m512d p = _mm512_set1_pd(c);
+  for (int k = 10; k >= 1; --k) {
+    c *= k;  // 1 / (k - 1)!
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(c));
+  }
+  return _mm512_maskz_scalef_pd(all8, p, n);
 }
 
 /// Sign-bit helpers on float lanes.
