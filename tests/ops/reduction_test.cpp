@@ -20,11 +20,14 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "nnhal/ops/argmax.hpp"
 #include "nnhal/ops/kernels/reduce.hpp"
 #include "nnhal/ops/mean.hpp"
+#include "nnhal/ops/reduce_all.hpp"
+#include "nnhal/ops/reduce_any.hpp"
 #include "nnhal/ops/reduce_max.hpp"
 #include "nnhal/ops/reduce_min.hpp"
 #include "nnhal/ops/reduce_prod.hpp"
@@ -380,10 +383,10 @@ TEST_CASE("float32 sums fold in increasing input order, bit-exact with a sequent
 std::vector<std::byte> run_direct(void (*k)(const nnhal::ops::kernel_io&), OpT op, const tensor& x,
                                   const std::vector<std::int32_t>& axes, bool& guards_ok) {
   const std::vector<tensor> ins{x, axes_of(axes), keep_operand(op, false)};
-  auto shapes = infer(op, ins, {decl(OT::TENSOR_FLOAT32)}, true);
+  auto shapes = infer(op, ins, {decl(x.type)}, true);
   REQUIRE(shapes.ok());
   const auto in = descs_of(ins);
-  tensor y = make_tensor(OT::TENSOR_FLOAT32, (*shapes)[0]);
+  tensor y = make_tensor(x.type, (*shapes)[0]);
   operand_desc od = desc_of(y);
   od.value = nullptr;
   od.value_size = 0;
@@ -456,6 +459,39 @@ TEST_CASE("float32 vectorized reductions equal the scalar reference (tails, rows
     }
   }
   CHECK(compared == 5 * 4 * static_cast<int>(sizes.size()));
+}
+
+TEST_CASE("REDUCE_ANY / REDUCE_ALL: the byte-batch kernels equal the scalar reference") {
+  namespace ops = nnhal::ops;
+  using any_op = kn::axes_reduction<ops::reduce_any::any_of>;
+  using all_op = kn::axes_reduction<ops::reduce_all::all_of>;
+  static_assert(any_op::has_vectorized<ty::b8> && all_op::has_vectorized<ty::b8>);
+  std::mt19937 rng(77);
+  int compared = 0;
+  for (std::uint32_t n : {1u, 2u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 129u, 200u, 1000u}) {
+    const std::vector<std::pair<dims_t, std::vector<std::int32_t>>> shapes{
+        {{2, 3, n}, {1}}, {{3, n}, {-1}}, {{2, n, 5}, {0, 2}}, {{n, 2, 3}, {0}}, {{2, n}, {0, 1}}};
+    for (const auto& [dims, axes] : shapes) {
+      // Mostly false with a few true bytes (ANY's hard case), mostly true with a few
+      // zeros (ALL's), and bytes other than 1 reading as true.
+      for (int density : {2, 50, 98}) {
+        tensor x = make_tensor(OT::TENSOR_BOOL8, dims);
+        for (std::size_t i = 0; i < x.count(); ++i) x.put(i, uni(rng, 0, 99) < density ? uni(rng, 1, 255) : 0);
+        INFO("dims ", str(dims), " density ", density);
+        using kernel_fn = void (*)(const ops::kernel_io&);
+        for (const auto& [op, ref, vec] : {std::tuple<OpT, kernel_fn, kernel_fn>{OpT::REDUCE_ANY, any_op::reference<ty::b8>, any_op::vectorized<ty::b8>},
+                                           std::tuple<OpT, kernel_fn, kernel_fn>{OpT::REDUCE_ALL, all_op::reference<ty::b8>, all_op::vectorized<ty::b8>}}) {
+          bool guards_ok = true;
+          const auto want = run_direct(ref, op, x, axes, guards_ok);
+          const auto got = run_direct(vec, op, x, axes, guards_ok);
+          CHECK(guards_ok);
+          CHECK(want == got);
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared == 14 * 5 * 3 * 2);
 }
 
 TEST_CASE("float16 reductions accumulate in float32") {

@@ -27,7 +27,7 @@ template <types::element E>
 inline constexpr auto& reference = op::reference<E>;
 
 /// Float32 with xsimd batches (kernels::reduce_vectorized): equal to reference() bit for bit.
-inline constexpr auto& vectorized_f32 = op::vectorized_f32;
+inline constexpr auto& vectorized_f32 = op::vectorized<types::f32>;
 
 inline types::result<kernel> bind(const bind_context& c) { return op::bind<types::f32, types::f16>(c); }
 

@@ -142,18 +142,22 @@ concept reducer = requires(const R& r, typename R::acc a, In x) {
   { r.finish(a) } -> std::convertible_to<Out>;
 };
 
-using f32_batch = xsimd::batch<float, xsimd::default_arch>;
+template <class T>
+using batch_of = xsimd::batch<T, xsimd::default_arch>;
+using f32_batch = batch_of<float>;
 
-/// A float32 reducer whose step also takes batches, with the same per-lane arithmetic
-/// as the scalar step. `order_free` reducers (MAX, MIN) give the same value whatever
-/// order they fold in (only the sign of a +0/-0 tie may differ), so a contiguous run
-/// may also be split across lanes.
-template <class R>
-concept batch_reducer = reducer<R, float, float> && std::same_as<typename R::acc, float> &&
-                        requires(const R& r, f32_batch b) {
-                          { r.step(b, b) } -> std::same_as<f32_batch>;
-                          { R::order_free } -> std::convertible_to<bool>;
-                        };
+/// A reducer whose inputs and accumulator are both `In` (float32, or the bytes of
+/// TENSOR_BOOL8) and whose step also takes batches of them, with the same per-lane
+/// arithmetic as the scalar step. `order_free` reducers (MAX, MIN, ANY, ALL) give the
+/// same value whatever order they fold in (for floats only the sign of a +0/-0 tie may
+/// differ), so a contiguous run may also be split across lanes.
+template <class R, class In>
+concept batch_reducer = std::same_as<typename R::acc, In> && requires(const R& r, typename R::acc a, In x, batch_of<In> b) {
+  { r.init() } -> std::convertible_to<typename R::acc>;
+  { r.step(a, x) } -> std::convertible_to<typename R::acc>;
+  { r.step(b, b) } -> std::same_as<batch_of<In>>;
+  { R::order_free } -> std::convertible_to<bool>;
+};
 
 namespace detail {
 
@@ -173,20 +177,21 @@ void reduce_columns(const reduce_plan& p, const In* x, Out* y, const R& r, std::
   }
 }
 
-/// The same with one batch accumulator per `f32_batch::size` outputs; `t` is a
+/// The same with one batch accumulator per `batch_of<In>::size` outputs; `t` is a
 /// multiple of the batch size. Each lane folds its output in the scalar order.
-template <class Out, class R>
-void reduce_columns_batch(const reduce_plan& p, const float* x, Out* y, const R& r, std::size_t t) {
-  constexpr std::size_t lanes = f32_batch::size;
+template <class In, class Out, class R>
+void reduce_columns_batch(const reduce_plan& p, const In* x, Out* y, const R& r, std::size_t t) {
+  using batch = batch_of<In>;
+  constexpr std::size_t lanes = batch::size;
   constexpr std::size_t tile = 8;  // batches per pass
-  std::array<f32_batch, tile> a;
-  alignas(64) std::array<float, lanes> out{};
+  std::array<batch, tile> a;
+  alignas(64) std::array<In, lanes> out{};
   for (std::size_t i0 = 0; i0 < t; i0 += tile * lanes) {
     const std::size_t m = std::min(tile, (t - i0) / lanes);
-    for (std::size_t j = 0; j < m; ++j) a[j] = f32_batch(r.init());
+    for (std::size_t j = 0; j < m; ++j) a[j] = batch(r.init());
     for_each_offset(p.reduced_walk(), [&](std::size_t off) {
-      const float* px = x + off + i0;
-      for (std::size_t j = 0; j < m; ++j) a[j] = r.step(a[j], f32_batch::load_unaligned(px + j * lanes));
+      const In* px = x + off + i0;
+      for (std::size_t j = 0; j < m; ++j) a[j] = r.step(a[j], batch::load_unaligned(px + j * lanes));
     });
     for (std::size_t j = 0; j < m; ++j) {
       a[j].store_aligned(out.data());
@@ -201,20 +206,21 @@ template <bool Vectorized, class In, class Out, class R>
 Out reduce_row(const reduce_plan& p, const In* x, const R& r) {
   typename R::acc a = r.init();
   if constexpr (Vectorized) {
-    constexpr std::size_t lanes = f32_batch::size;
+    using batch = batch_of<In>;
+    constexpr std::size_t lanes = batch::size;
     if (R::order_free && p.run >= 2 * lanes) {
       // Four independent chains hide the compare-select latency.
-      const f32_batch start(r.init());
-      std::array<f32_batch, 4> b{start, start, start, start};
+      const batch start(r.init());
+      std::array<batch, 4> b{start, start, start, start};
       for_each_offset(p.reduced_walk(), [&](std::size_t off) {
-        const float* px = x + off;
+        const In* px = x + off;
         std::size_t i = 0;
         for (; i + 4 * lanes <= p.run; i += 4 * lanes)
-          for (std::size_t c = 0; c < 4; ++c) b[c] = r.step(b[c], f32_batch::load_unaligned(px + i + c * lanes));
-        for (; i + lanes <= p.run; i += lanes) b[0] = r.step(b[0], f32_batch::load_unaligned(px + i));
+          for (std::size_t c = 0; c < 4; ++c) b[c] = r.step(b[c], batch::load_unaligned(px + i + c * lanes));
+        for (; i + lanes <= p.run; i += lanes) b[0] = r.step(b[0], batch::load_unaligned(px + i));
         for (; i < p.run; ++i) a = r.step(a, px[i]);
       });
-      alignas(64) std::array<float, lanes> l{};
+      alignas(64) std::array<In, lanes> l{};
       for (const auto& chain : b) {
         chain.store_aligned(l.data());
         for (float v : l) a = r.step(a, v);
@@ -240,7 +246,7 @@ void reduce_loop(const reduce_plan& p, const In* x, Out* y, const R& r) {
     // `inner` neighbouring outputs, each with its own accumulator, advance together.
     std::size_t done = 0;
     if constexpr (Vectorized) {
-      done = p.inner / f32_batch::size * f32_batch::size;
+      done = p.inner / batch_of<In>::size * batch_of<In>::size;
       reduce_columns_batch(p, x + base, y + out, r, done);
     }
     reduce_columns(p, x + base + done, y + out + done, r, p.inner - done);
@@ -260,15 +266,15 @@ void reduce(const reduce_plan& p, const In* x, Out* y, const R& r) {
   detail::reduce_loop<false>(p, x, y, r);
 }
 
-/// The same for float32 inputs with xsimd batches (xsimd::default_arch, chosen at
-/// compile time): outputs side by side fold one batch lane each, and order-free
-/// reducers also split contiguous runs across lanes; tails use the scalar loop.
-/// Results equal reduce()'s (tests assert it): bit for bit where every lane performs the
-/// scalar step sequence of its output; order-free row folds may only differ in the sign
-/// of a zero when +0 and -0 tie for the extreme.
-template <class Out, class R>
-  requires batch_reducer<R>
-void reduce_vectorized(const reduce_plan& p, const float* x, Out* y, const R& r) {
+/// The same with xsimd batches of the input (xsimd::default_arch, chosen at compile
+/// time): outputs side by side fold one batch lane each, and order-free reducers also
+/// split contiguous runs across lanes; tails use the scalar loop. Results equal
+/// reduce()'s (tests assert it): bit for bit where every lane performs the scalar step
+/// sequence of its output; order-free float row folds may only differ in the sign of a
+/// zero when +0 and -0 tie for the extreme.
+template <class In, class Out, class R>
+  requires batch_reducer<R, In>
+void reduce_vectorized(const reduce_plan& p, const In* x, Out* y, const R& r) {
   detail::reduce_loop<true>(p, x, y, r);
 }
 
@@ -303,13 +309,17 @@ struct extremum {
 };
 
 /// REDUCE_ALL (`All`) or REDUCE_ANY fold over TENSOR_BOOL8: any non-zero byte reads as
-/// true, the output is 0 or 1; an empty reduction gives true (ANY: false).
+/// true, the output is 0 or 1; an empty reduction gives true (ANY: false). As bytes: ALL
+/// is "the smallest byte is non-zero" (starting from 255), ANY "the largest is" (from
+/// 0), so batches of bytes fold with min / max.
 template <bool All>
 struct logical_fold {
-  using acc = bool;
-  acc init() const noexcept { return All; }
-  acc step(acc a, types::bool8 x) const noexcept { return All ? (a && x != 0) : (a || x != 0); }
-  types::bool8 finish(acc a) const noexcept { return a ? 1 : 0; }
+  using acc = types::bool8;
+  acc init() const noexcept { return All ? 0xFF : 0; }
+  acc step(acc a, types::bool8 x) const noexcept { return All ? std::min(a, x) : std::max(a, x); }
+  static constexpr bool order_free = true;
+  batch_of<acc> step(batch_of<acc> a, batch_of<acc> x) const noexcept { return All ? xsimd::min(a, x) : xsimd::max(a, x); }
+  types::bool8 finish(acc a) const noexcept { return a != 0 ? 1 : 0; }
 };
 
 /// reference(), vectorized_f32() and bind() of MEAN and the REDUCE_* operations, written
@@ -329,17 +339,22 @@ struct axes_reduction {
     reduce(plan, io.input<E>(0).data, io.output<E>(0).data, make<E>(plan));
   }
 
-  /// Float32 with xsimd batches (reduce_vectorized): the values of reference().
-  static void vectorized_f32(const kernel_io& io) {
+  /// With xsimd batches (reduce_vectorized): the values of reference(). For the tags
+  /// whose fold is a batch_reducer (float32, and TENSOR_BOOL8's ANY / ALL).
+  template <types::element E>
+  static void vectorized(const kernel_io& io) {
     const auto plan = reduce_plan_from_axes(io);
-    reduce_vectorized(plan, io.input<types::f32>(0).data, io.output<types::f32>(0).data, make<types::f32>(plan));
+    reduce_vectorized(plan, io.input<E>(0).data, io.output<E>(0).data, make<E>(plan));
   }
+  template <types::element E>
+  static constexpr bool has_vectorized = batch_reducer<decltype(make<E>(std::declval<const reduce_plan&>())), typename E::storage>;
 
-  /// Float32 through vectorized_f32, every other tag of `Es` through reference().
+  /// Through vectorized() where the fold has batches, every other tag of `Es` through
+  /// reference().
   template <types::element... Es>
   static types::result<kernel> bind(const bind_context& c) {
     return bind_for<Es...>(c, c.in[0].type, []<class E>(E) {
-      if constexpr (std::is_same_v<E, types::f32>) return kernel{vectorized_f32};
+      if constexpr (has_vectorized<E>) return kernel{vectorized<E>};
       else return kernel{reference<E>};
     });
   }
