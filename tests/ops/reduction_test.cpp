@@ -710,37 +710,57 @@ TEST_CASE("ARGMAX / ARGMIN: ties go to the smallest index; NaN never wins after 
   CHECK(y.raw(0) == 2);
 }
 
-TEST_CASE("ARGMAX / ARGMIN float32 last axis (AVX-512 here) equal the reference fold: ties, NaN, signed zeros, infinities") {
+/// ARGMAX (ARGMIN when `is_min`) through the reference fold for `type`.
+nnhal::ops::kernel arg_reference(OT type, bool is_min) {
+  namespace am = nnhal::ops::argmax;
+  auto pick = [is_min]<class E>(E) {
+    return is_min ? nnhal::ops::kernel{am::arg_min_max<E, true>} : nnhal::ops::kernel{am::arg_min_max<E, false>};
+  };
+  switch (type) {
+    case OT::TENSOR_FLOAT32: return pick(ty::f32{});
+    case OT::TENSOR_FLOAT16: return pick(ty::f16{});
+    case OT::TENSOR_INT32: return pick(ty::i32{});
+    case OT::TENSOR_QUANT8_ASYMM: return pick(ty::qu8{});
+    default: return pick(ty::qs8{});
+  }
+}
+
+TEST_CASE("ARGMAX / ARGMIN last axis (AVX-512 here) equal the reference fold: every type; ties, NaN, signed zeros, extremes") {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   std::mt19937 rng(4242);
-  for (bool is_min : {false, true}) {
-    const OpT op = is_min ? OpT::ARGMIN : OpT::ARGMAX;
-    for (std::uint32_t n : {1u, 2u, 15u, 16u, 17u, 31u, 33u, 64u, 100u, 1001u}) {
-      for (int pattern = 0; pattern < 6; ++pattern) {
-        // Enough rows for a parallel split with the reversed context below.
-        const std::uint32_t rows = 2 * (16384 / n) + 3;
-        tensor x = make_tensor(OT::TENSOR_FLOAT32, {rows, n});
-        for (std::size_t i = 0; i < x.count(); ++i) {
-          double v = uni(rng, -3, 3);  // few distinct values: ties everywhere
-          const int r = uni(rng, 0, 99);
-          if (pattern >= 1 && r < 5) v = nan;                      // NaN anywhere, also first
-          if (pattern >= 2 && r >= 5 && r < 10) v = r % 2 ? 0.0 : -0.0;  // signed zeros tie
-          if (pattern >= 3 && r >= 10 && r < 12) v = r % 2 ? inf : -inf;
-          if (pattern == 4) v = -inf;  // every value equal
-          if (pattern == 5 && i % n == 0) v = nan;  // a NaN first element decides
-          x.put(i, v);
+  for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_INT32, OT::TENSOR_QUANT8_ASYMM,
+                  OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    const bool is_float = type == OT::TENSOR_FLOAT32 || type == OT::TENSOR_FLOAT16;
+    // The type's extremes stand in for the infinities; NaN and -0 are float-only.
+    const double hi = is_float ? inf : type == OT::TENSOR_INT32 ? 2147483647.0 : type == OT::TENSOR_QUANT8_ASYMM ? 255.0 : 127.0;
+    const double lo = is_float ? -inf : type == OT::TENSOR_INT32 ? -2147483648.0 : type == OT::TENSOR_QUANT8_ASYMM ? 0.0 : -128.0;
+    const double mid = type == OT::TENSOR_QUANT8_ASYMM ? 100.0 : 0.0;
+    for (bool is_min : {false, true}) {
+      const OpT op = is_min ? OpT::ARGMIN : OpT::ARGMAX;
+      for (std::uint32_t n : {1u, 2u, 15u, 16u, 17u, 31u, 33u, 64u, 100u, 1001u}) {
+        for (int pattern = 0; pattern < 6; ++pattern) {
+          // Enough rows for a parallel split with the reversed context below.
+          const std::uint32_t rows = 2 * (16384 / n) + 3;
+          tensor x = make_tensor(type, {rows, n}, is_quant8(type) ? 0.5f : 0.0f, is_quant8(type) ? 3 : 0);
+          for (std::size_t i = 0; i < x.count(); ++i) {
+            double v = mid + uni(rng, -3, 3);  // few distinct values: ties everywhere
+            const int r = uni(rng, 0, 99);
+            if (pattern >= 1 && r < 5) v = is_float ? nan : hi;                              // NaN anywhere, also first
+            if (pattern >= 2 && r >= 5 && r < 10) v = is_float ? (r % 2 ? 0.0 : -0.0) : lo;  // signed zeros tie
+            if (pattern >= 3 && r >= 10 && r < 12) v = r % 2 ? hi : lo;
+            if (pattern == 4) v = lo;  // every value equal
+            if (pattern == 5 && i % n == 0) v = is_float ? nan : hi;  // a NaN (or maximal) first element decides
+            x.put(i, v);
+          }
+          INFO(str(op), " ", str(type), " n ", n, " pattern ", pattern);
+          const std::vector<tensor> ins{x, scalar_i32(-1)};
+          const tensor ref = run_entry1(op, arg_reference(type, is_min), ins, decl(OT::TENSOR_INT32));
+          reversed_context reversed;
+          const kernel_result k = run_kernel(op, ins, {decl(OT::TENSOR_INT32)}, pattern % 2 ? &reversed : nullptr);
+          REQUIRE_MESSAGE(k.ok, k.error);
+          CHECK(k.guards_intact);
+          CHECK(k.outs[0].bytes == ref.bytes);
         }
-        INFO(str(op), " n ", n, " pattern ", pattern);
-        const std::vector<tensor> ins{x, scalar_i32(-1)};
-        const tensor ref = run_entry1(
-            op, is_min ? nnhal::ops::kernel{nnhal::ops::argmax::arg_min_max<ty::f32, true>}
-                       : nnhal::ops::kernel{nnhal::ops::argmax::arg_min_max<ty::f32, false>},
-            ins, decl(OT::TENSOR_INT32));
-        reversed_context reversed;
-        const kernel_result k = run_kernel(op, ins, {decl(OT::TENSOR_INT32)}, pattern % 2 ? &reversed : nullptr);
-        REQUIRE_MESSAGE(k.ok, k.error);
-        CHECK(k.guards_intact);
-        CHECK(k.outs[0].bytes == ref.bytes);
       }
     }
   }

@@ -63,33 +63,84 @@ void reference(const kernel_io& io) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-/// ARGMAX / ARGMIN of `rows` contiguous float32 slices of n (> 0) values, 16 lanes at a
-/// time, with the reference's result. The running best starts as the first element;
-/// vmaxps / vminps return their second operand, the running best, when either is NaN, so
-/// a NaN never wins, and a NaN first element stays the best, equals nothing and gives
-/// index 0. Otherwise the first index whose value equals the best wins, so ties (+0 and
-/// -0 included) go to the smallest index.
-template <bool Min>
-NNHAL_TARGET_AVX512 void arg_rows_avx512(const float* in, std::int32_t* out, std::size_t rows, std::size_t n) {
+/// 16 elements of storage S as a vector of ARGMAX keys: float lanes for float32 and
+/// float16 (converted exactly), int32 lanes for int32 and the 8-bit types (widened).
+template <bool IsFloat>
+struct arg_vec {
+  using type = __m512i;
+};
+template <>
+struct arg_vec<true> {
+  using type = __m512;
+};
+
+template <class S>
+struct arg_lanes {
+  static constexpr bool is_float = std::is_same_v<S, float> || std::is_same_v<S, types::float16>;
+  using vec = typename arg_vec<is_float>::type;
+
+  /// The `live` elements from p; other lanes are zero.
+  NNHAL_TARGET_AVX512 static vec load(const S* p, __mmask16 live) {
+    if constexpr (std::is_same_v<S, float>) return _mm512_maskz_loadu_ps(live, p);
+    else if constexpr (std::is_same_v<S, types::float16>) return _mm512_maskz_cvtph_ps(live, _mm256_maskz_loadu_epi16(live, p));
+    else if constexpr (std::is_same_v<S, std::int32_t>) return _mm512_maskz_loadu_epi32(live, p);
+    else if constexpr (std::is_same_v<S, std::uint8_t>) return _mm512_maskz_cvtepu8_epi32(live, _mm_maskz_loadu_epi8(live, p));
+    else return _mm512_maskz_cvtepi8_epi32(live, _mm_maskz_loadu_epi8(live, p));
+  }
+  NNHAL_TARGET_AVX512 static vec splat(S x) {
+    if constexpr (is_float) return _mm512_set1_ps(kernels::load_float(x));
+    else return _mm512_set1_epi32(x);
+  }
+  /// `live` lanes from v, the others from b.
+  NNHAL_TARGET_AVX512 static vec blend(__mmask16 live, vec b, vec v) {
+    if constexpr (is_float) return _mm512_mask_blend_ps(live, b, v);
+    else return _mm512_mask_blend_epi32(live, b, v);
+  }
+  /// The better of v and the running best b, lane by lane; vmaxps / vminps return their
+  /// second operand, b, when either is NaN.
+  template <bool Min>
+  NNHAL_TARGET_AVX512 static vec better(vec v, vec b) {
+    using simd::avx512::all16;
+    if constexpr (is_float) return Min ? _mm512_maskz_min_ps(all16, v, b) : _mm512_maskz_max_ps(all16, v, b);
+    else return Min ? _mm512_maskz_min_epi32(all16, v, b) : _mm512_maskz_max_epi32(all16, v, b);
+  }
+  template <bool Min>
+  NNHAL_TARGET_AVX512 static vec best_of_lanes(vec b) {
+    if constexpr (is_float) {
+      return _mm512_set1_ps(kernels::vunary::avx512::lanes_best<Min>(b));
+    } else {
+      alignas(64) std::int32_t t[16];
+      _mm512_store_si512(t, b);
+      return _mm512_set1_epi32(Min ? *std::min_element(t, t + 16) : *std::max_element(t, t + 16));
+    }
+  }
+  NNHAL_TARGET_AVX512 static __mmask16 equal(__mmask16 live, vec v, vec best) {
+    if constexpr (is_float) return _mm512_mask_cmp_ps_mask(live, v, best, _CMP_EQ_OQ);
+    else return _mm512_mask_cmpeq_epi32_mask(live, v, best);
+  }
+};
+
+/// ARGMAX / ARGMIN of `rows` contiguous slices of n (> 0) values of S, 16 lanes at a
+/// time, with the reference's result. The running best starts as the first element; for
+/// floats a NaN never wins (arg_lanes::better), and a NaN first element stays the best,
+/// equals nothing and gives index 0. Otherwise the first index whose value equals the
+/// best wins, so ties (+0 and -0 included) go to the smallest index.
+template <class S, bool Min>
+NNHAL_TARGET_AVX512 void arg_rows_avx512(const S* in, std::int32_t* out, std::size_t rows, std::size_t n) {
   using simd::avx512::all16;
+  using L = arg_lanes<S>;
   const std::size_t whole = n - n % 16;
   const __mmask16 tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
   for (std::size_t o = 0; o < rows; ++o) {
-    const float* x = in + o * n;
-    __m512 b = _mm512_set1_ps(x[0]);
-    for (std::size_t k = 0; k < whole; k += 16) {
-      const __m512 v = _mm512_loadu_ps(x + k);
-      b = Min ? _mm512_maskz_min_ps(all16, v, b) : _mm512_maskz_max_ps(all16, v, b);
-    }
-    if (tail) {
-      const __m512 v = _mm512_mask_loadu_ps(b, tail, x + whole);
-      b = Min ? _mm512_maskz_min_ps(all16, v, b) : _mm512_maskz_max_ps(all16, v, b);
-    }
-    const __m512 best = _mm512_set1_ps(kernels::vunary::avx512::lanes_best<Min>(b));
+    const S* x = in + o * n;
+    typename L::vec b = L::splat(x[0]);
+    for (std::size_t k = 0; k < whole; k += 16) b = L::template better<Min>(L::load(x + k, all16), b);
+    if (tail) b = L::template better<Min>(L::blend(tail, b, L::load(x + whole, tail)), b);
+    const typename L::vec best = L::template best_of_lanes<Min>(b);
     std::int32_t index = 0;
     for (std::size_t k = 0; k < n; k += 16) {
       const __mmask16 live = k < whole ? all16 : tail;
-      const __mmask16 hit = _mm512_mask_cmp_ps_mask(live, _mm512_maskz_loadu_ps(live, x + k), best, _CMP_EQ_OQ);
+      const __mmask16 hit = L::equal(live, L::load(x + k, live), best);
       if (hit) {
         index = static_cast<std::int32_t>(k) + __builtin_ctz(hit);
         break;
@@ -99,33 +150,32 @@ NNHAL_TARGET_AVX512 void arg_rows_avx512(const float* in, std::int32_t* out, std
   }
 }
 
-/// Float32 ARGMAX / ARGMIN along the last axis on AVX-512, parallel chunks of slices;
-/// other axes run the reference fold.
-template <bool Min>
-void arg_f32_avx512(const kernel_io& io) {
+/// ARGMAX / ARGMIN along the last axis on AVX-512, parallel chunks of slices; other axes
+/// run the reference fold.
+template <types::element E, bool Min>
+void arg_avx512(const kernel_io& io) {
   const auto& input = io.in[0];
   const auto rank = static_cast<std::int64_t>(input.dims.size());
   std::int64_t axis = io.scalar<std::int32_t>(1);
   if (axis < 0) axis += rank;
-  if (axis != rank - 1 || input.dims.back() == 0) return arg_min_max<types::f32, Min>(io);
+  if (axis != rank - 1 || input.dims.back() == 0) return arg_min_max<E, Min>(io);
   const std::size_t n = input.dims.back();
   std::size_t rows = 1;
   for (std::size_t d = 0; d + 1 < input.dims.size(); ++d) rows *= input.dims[d];
-  const float* in = io.input<types::f32>(0).data;
+  const auto* in = io.input<E>(0).data;
   std::int32_t* out = io.output<types::i32>(0).data;
   for_chunks(io, rows, std::max<std::size_t>(1, 16384 / n),
-             [&](std::size_t o0, std::size_t o1) { arg_rows_avx512<Min>(in + o0 * n, out + o0, o1 - o0, n); });
+             [&](std::size_t o0, std::size_t o1) { arg_rows_avx512<typename E::storage, Min>(in + o0 * n, out + o0, o1 - o0, n); });
 }
 #endif
 
-/// Binds ARGMAX (`Min` false) or ARGMIN (`Min` true) for the input's type (float32 along
-/// the last axis on AVX-512 when the CPU has it).
+/// Binds ARGMAX (`Min` false) or ARGMIN (`Min` true) for the input's type (every type
+/// along the last axis on AVX-512 when the CPU has it).
 template <bool Min>
 types::result<kernel> bind_arg(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::i32, types::qu8, types::qs8>(c, c.in[0].type, []<class E>(E) {
 #if NNHAL_HAVE_X86_KERNELS
-    if constexpr (std::is_same_v<E, types::f32>)
-      if (simd::cpu().avx512) return kernel{arg_f32_avx512<Min>};
+    if (simd::cpu().avx512) return kernel{arg_avx512<E, Min>};
 #endif
     return kernel{arg_min_max<E, Min>};
   });
