@@ -8,11 +8,13 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "nnhal/ops/instance_normalization.hpp"
 #include "nnhal/ops/local_response_normalization.hpp"
+#include "nnhal/ops/mean.hpp"
 #include "nnhal/ops/topk_v2.hpp"
 #include "support/op_fixture.hpp"
 #include "support/xnnpack_run.hpp"
@@ -23,7 +25,7 @@ namespace {
 using types::OperandType;
 using types::OperationType;
 
-enum class kind { global_average, max_3x3s2, average_3x3s2, softmax, lrn, instance_norm, topk5 };
+enum class kind { global_average, max_3x3s2, average_3x3s2, softmax, lrn, instance_norm, topk5, mean_hw };
 
 struct pool_case {
   const char* op;
@@ -40,9 +42,11 @@ const pool_case cases[] = {
     {"softmax", "64x1000", kind::softmax, {64, 1000}},
 };
 
-// Against the reference kernel (no XNNPACK operator): GoogLeNet's LRN (radius 2, alpha
-// 1e-4, beta 0.75), an image-sized instance normalization, top 5 of 1001 classes.
+// Against the reference kernel (this XNNPACK has no such operator): GoogLeNet's LRN
+// (radius 2, alpha 1e-4, beta 0.75), an image-sized instance normalization, top 5 of
+// 1001 classes, MEAN over height and width (global average pooling as TFLite writes it).
 const pool_case reference_cases[] = {
+    {"mean", "7x7x1024_hw", kind::mean_hw, {1, 7, 7, 1024}},
     {"local_response_normalization", "56x56x192_r2", kind::lrn, {1, 56, 56, 192}},
     {"instance_normalization", "64x64x64", kind::instance_norm, {1, 64, 64, 64}},
     {"topk_v2", "1x1001_k5", kind::topk5, {1, 1001}},
@@ -59,6 +63,7 @@ std::vector<std::uint32_t> output_dims(const pool_case& c) {
     case kind::max_3x3s2:
     case kind::average_3x3s2: return {c.in[0], pool_out(c.in[1]), pool_out(c.in[2]), c.in[3]};
     case kind::topk5: return {c.in[0], 5};
+    case kind::mean_hw: return {c.in[0], c.in[3]};
     default: return c.in;
   }
   return c.in;
@@ -96,6 +101,14 @@ void nnhal_pool(benchmark::State& state, pool_case c, dtype_spec dt, std::size_t
       op = OperationType::INSTANCE_NORMALIZATION;
       ins.insert(ins.end(), {real(1.5f), real(0.25f), real(1e-5f), scalar<std::uint8_t>(OperandType::BOOL, 0)});
       break;
+    case kind::mean_hw: {
+      op = OperationType::MEAN;
+      operand_spec axes{OperandType::TENSOR_INT32, {2}, 0.0f, 0, byte_buffer(8)};
+      const std::int32_t hw[2] = {1, 2};
+      std::memcpy(axes.value.data(), hw, 8);
+      ins.insert(ins.end(), {std::move(axes), i32(0)});
+      break;
+    }
     case kind::topk5:
       op = OperationType::TOPK_V2;
       ins.push_back(i32(5));
@@ -217,6 +230,7 @@ int register_all() {
   for (const auto& c : reference_cases) {
     const std::string base = std::string("pool/") + c.op + "/f32/" + c.shape + "/";
     ops::kernel reference = ops::topk_v2::reference<types::f32>;
+    if (c.k == kind::mean_hw) reference = ops::mean::reference<types::f32>;
     if (c.k == kind::lrn) reference = ops::local_response_normalization::reference<types::f32>;
     if (c.k == kind::instance_norm) reference = ops::instance_normalization::reference<types::f32>;
     for (std::size_t cores : {std::size_t{1}, all_cores()}) {

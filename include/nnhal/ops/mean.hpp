@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/reduce.hpp"
@@ -26,6 +27,14 @@ struct float_mean {
   static constexpr bool order_free = false;
   acc step(acc a, storage x) const noexcept { return a + kernels::load_float(x); }
   kernels::f32_batch step(kernels::f32_batch a, kernels::f32_batch x) const noexcept { return a + x; }
+#if NNHAL_HAVE_X86_KERNELS
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 a, __m512 x) const noexcept { return _mm512_add_ps(a, x); }
+  NNHAL_TARGET_AVX512 __m512 finish512(__m512 a) const noexcept
+    requires std::is_same_v<storage, float>
+  {
+    return _mm512_div_ps(a, _mm512_set1_ps(count));
+  }
+#endif
   storage finish(acc a) const noexcept { return kernels::store_float<storage>(a / count); }
 };
 
