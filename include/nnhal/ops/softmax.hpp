@@ -384,15 +384,6 @@ void vectorized(const kernel_io& io) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-/// The sum of 16 lanes (through memory: GCC 12's _mm512_reduce_* forms warn in every
-/// includer, see simd/fixed_point_avx512.hpp).
-NNHAL_TARGET_AVX512 inline float lanes_sum(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  float s = 0.0f;
-  for (float x : t) s += x;
-  return s;
-}
 
 /// The maximum of n contiguous floats, 16 lanes at a time (-inf for n = 0).
 NNHAL_TARGET_AVX512 inline float row_max(const float* x, std::size_t n) {
@@ -429,7 +420,7 @@ NNHAL_TARGET_AVX512 inline void softmax_rows_avx512(const float* in, float* out,
       _mm512_mask_storeu_ps(y + whole, tail, e);
       sum = _mm512_add_ps(sum, e);
     }
-    const __m512 vsum = _mm512_set1_ps(lanes_sum(sum));
+    const __m512 vsum = _mm512_set1_ps(kernels::vunary::avx512::lanes_sum(sum));
     for (std::size_t k = 0; k < whole; k += 16) _mm512_storeu_ps(y + k, _mm512_div_ps(_mm512_loadu_ps(y + k), vsum));
     if (tail) _mm512_mask_storeu_ps(y + whole, tail, _mm512_div_ps(_mm512_maskz_loadu_ps(tail, y + whole), vsum));
   }

@@ -39,13 +39,22 @@ NNHAL_TARGET_AVX512 inline float lanes_best(__m512 v) {
   return b;
 }
 
-/// The sum of 8 double lanes, lane 0 first, through memory.
+/// The sum of 16 float (8 double) lanes, lane 0 first, through memory as lanes_best.
+template <class T, std::size_t N>
+inline T sum_in_order(const T (&t)[N]) noexcept {
+  T s = 0;
+  for (T x : t) s += x;
+  return s;
+}
+NNHAL_TARGET_AVX512 inline float lanes_sum(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  return sum_in_order(t);
+}
 NNHAL_TARGET_AVX512 inline double lanes_sum(__m512d v) {
   alignas(64) double t[8];
   _mm512_store_pd(t, v);
-  double s = 0.0;
-  for (double x : t) s += x;
-  return s;
+  return sum_in_order(t);
 }
 
 /// The live lanes of the 8 from `k` in a run of n (k < n).
