@@ -45,13 +45,18 @@ struct arg_best {
   std::int32_t finish(acc a) const noexcept { return a.index; }
 };
 
-/// ARGMAX / ARGMIN over input 0 along the axis scalar in input 1 (validated, may be negative).
+/// The axis scalar in input 1 (validated, may be negative) as an index into input 0's dims.
+inline std::int64_t axis_of(const kernel_io& io) {
+  const auto rank = static_cast<std::int64_t>(io.in[0].dims.size());
+  const std::int64_t axis = io.scalar<std::int32_t>(1);
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// ARGMAX / ARGMIN over input 0 along the axis scalar in input 1.
 template <types::element E, bool Min>
 void arg_min_max(const kernel_io& io) {
   const auto& input = io.in[0];
-  const auto rank = static_cast<std::int64_t>(input.dims.size());
-  std::int64_t axis = io.scalar<std::int32_t>(1);
-  if (axis < 0) axis += rank;
+  const std::int64_t axis = axis_of(io);
   const auto plan = kernels::make_reduce_plan(
       input.dims, [axis](std::size_t d) { return static_cast<std::int64_t>(d) == axis; });
   kernels::reduce(plan, io.input<E>(0).data, io.output<types::i32>(0).data, arg_best<E, Min>{});
@@ -155,10 +160,8 @@ NNHAL_TARGET_AVX512 void arg_rows_avx512(const S* in, std::int32_t* out, std::si
 template <types::element E, bool Min>
 void arg_avx512(const kernel_io& io) {
   const auto& input = io.in[0];
-  const auto rank = static_cast<std::int64_t>(input.dims.size());
-  std::int64_t axis = io.scalar<std::int32_t>(1);
-  if (axis < 0) axis += rank;
-  if (axis != rank - 1 || input.dims.back() == 0) return arg_min_max<E, Min>(io);
+  if (axis_of(io) + 1 != static_cast<std::int64_t>(input.dims.size()) || input.dims.back() == 0)
+    return arg_min_max<E, Min>(io);
   const std::size_t n = input.dims.back();
   std::size_t rows = 1;
   for (std::size_t d = 0; d + 1 < input.dims.size(); ++d) rows *= input.dims[d];

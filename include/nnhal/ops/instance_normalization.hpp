@@ -75,22 +75,22 @@ inline constexpr std::size_t nhwc_block = 64;
 NNHAL_TARGET_AVX512 inline void nhwc_channels_avx512(const float* in, float* out, std::size_t pixels, std::size_t stride,
                                                      std::size_t channels, const params& p) {
   using simd::avx512::all8;
+  namespace v5 = kernels::vunary::avx512;
   constexpr std::size_t lanes = nhwc_block / 8;
   const std::size_t vecs = (channels + 7) / 8;
   __m512d mean[lanes], scale[lanes];
-  for (std::size_t j = 0; j < vecs; ++j) mean[j] = scale[j] = _mm512_setzero_pd();
+  __mmask8 live[lanes];
+  for (std::size_t j = 0; j < vecs; ++j) {
+    mean[j] = scale[j] = _mm512_setzero_pd();
+    live[j] = v5::live8(8 * j, channels);
+  }
   for (std::size_t px = 0; px < pixels; ++px)
-    for (std::size_t j = 0; j < vecs; ++j) {
-      const __mmask8 live = kernels::vunary::avx512::live8(8 * j, channels);
-      mean[j] = _mm512_add_pd(mean[j], _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, in + px * stride + 8 * j)));
-    }
+    for (std::size_t j = 0; j < vecs; ++j) mean[j] = _mm512_add_pd(mean[j], v5::load8d(in + px * stride + 8 * j, live[j]));
   const __m512d count = _mm512_set1_pd(static_cast<double>(pixels));
   for (std::size_t j = 0; j < vecs; ++j) mean[j] = _mm512_div_pd(mean[j], count);
   for (std::size_t px = 0; px < pixels; ++px)
     for (std::size_t j = 0; j < vecs; ++j) {
-      const __mmask8 live = kernels::vunary::avx512::live8(8 * j, channels);
-      const __m512d d =
-          _mm512_sub_pd(_mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, in + px * stride + 8 * j)), mean[j]);
+      const __m512d d = _mm512_sub_pd(v5::load8d(in + px * stride + 8 * j, live[j]), mean[j]);
       scale[j] = _mm512_add_pd(scale[j], _mm512_mul_pd(d, d));
     }
   const __m512d gamma = _mm512_set1_pd(p.gamma), beta = _mm512_set1_pd(p.beta), epsilon = _mm512_set1_pd(p.epsilon);
@@ -98,35 +98,30 @@ NNHAL_TARGET_AVX512 inline void nhwc_channels_avx512(const float* in, float* out
     scale[j] = _mm512_div_pd(gamma, _mm512_maskz_sqrt_pd(all8, _mm512_add_pd(_mm512_div_pd(scale[j], count), epsilon)));
   for (std::size_t px = 0; px < pixels; ++px)
     for (std::size_t j = 0; j < vecs; ++j) {
-      const __mmask8 live = kernels::vunary::avx512::live8(8 * j, channels);
-      const __m512d x = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, in + px * stride + 8 * j));
-      const __m512d y = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(x, mean[j]), scale[j]), beta);
-      _mm256_mask_storeu_ps(out + px * stride + 8 * j, live, _mm512_maskz_cvtpd_ps(live, y));
+      const __m512d x = v5::load8d(in + px * stride + 8 * j, live[j]);
+      v5::store8d(out + px * stride + 8 * j, live[j], _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(x, mean[j]), scale[j]), beta));
     }
 }
 
 /// One contiguous NCHW plane of `pixels` floats on AVX-512: the sums 8 lanes at a time
 /// (so in another order than the reference's), then the same expression.
 NNHAL_TARGET_AVX512 inline void nchw_plane_avx512(const float* in, float* out, std::size_t pixels, const params& p) {
+  namespace v5 = kernels::vunary::avx512;
   __m512d acc = _mm512_setzero_pd();
-  for (std::size_t k = 0; k < pixels; k += 8) {
-    const __mmask8 live = kernels::vunary::avx512::live8(k, pixels);
-    acc = _mm512_add_pd(acc, _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, in + k)));
-  }
+  for (std::size_t k = 0; k < pixels; k += 8) acc = _mm512_add_pd(acc, v5::load8d(in + k, v5::live8(k, pixels)));
   const double count = static_cast<double>(pixels);
-  const __m512d mean = _mm512_set1_pd(kernels::vunary::avx512::lanes_sum(acc) / count);
+  const __m512d mean = _mm512_set1_pd(v5::lanes_sum(acc) / count);
   acc = _mm512_setzero_pd();
   for (std::size_t k = 0; k < pixels; k += 8) {
-    const __mmask8 live = kernels::vunary::avx512::live8(k, pixels);
-    const __m512d d = _mm512_maskz_sub_pd(live, _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, in + k)), mean);
+    const __mmask8 live = v5::live8(k, pixels);
+    const __m512d d = _mm512_maskz_sub_pd(live, v5::load8d(in + k, live), mean);
     acc = _mm512_add_pd(acc, _mm512_mul_pd(d, d));
   }
-  const __m512d scale = _mm512_set1_pd(p.gamma / std::sqrt(kernels::vunary::avx512::lanes_sum(acc) / count + p.epsilon));
+  const __m512d scale = _mm512_set1_pd(p.gamma / std::sqrt(v5::lanes_sum(acc) / count + p.epsilon));
   const __m512d beta = _mm512_set1_pd(p.beta);
   for (std::size_t k = 0; k < pixels; k += 8) {
-    const __mmask8 live = kernels::vunary::avx512::live8(k, pixels);
-    const __m512d x = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, in + k));
-    _mm256_mask_storeu_ps(out + k, live, _mm512_maskz_cvtpd_ps(live, _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(x, mean), scale), beta)));
+    const __mmask8 live = v5::live8(k, pixels);
+    v5::store8d(out + k, live, _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(v5::load8d(in + k, live), mean), scale), beta));
   }
 }
 

@@ -1,7 +1,8 @@
 // L2_NORMALIZATION kernels; contract in types/signatures/l2_normalization.hpp. Each 1-D
 // slice along the axis is divided by its L2 norm. Float: the sum of squares in double,
 // the norm floored at 1e-6 as the AOSP CPU path does (an all-zero slice gives zeros, the
-// 1.3 rule); float32 along the last axis on AVX-512 when the CPU has it. Quantized: the AOSP fixed-point path bit for bit: (x - zp) * 128 times a
+// 1.3 rule); float32 along the last axis on AVX-512 when the CPU has it. Quantized: the
+// AOSP fixed-point path bit for bit: (x - zp) * 128 times a
 // Q0 multiplier for 1/sqrt(sum of squares) (TFLite GetInvSqrtQuantizedMultiplierExp),
 // plus the output zero point 128 (qu8) or 0 (qs8), so qs8 is exactly qu8 - 128.
 #pragma once
@@ -79,22 +80,21 @@ void reference(const kernel_io& io) {
 /// at a time, then x / max(sqrt(sum), 1e-6) in double, rounded once, as the reference
 /// does. Versus reference: only the order of the double sum differs.
 NNHAL_TARGET_AVX512 inline void l2_rows_avx512(const float* in, float* out, std::size_t rows, std::size_t n) {
-  using simd::avx512::all8;
   for (std::size_t o = 0; o < rows; ++o) {
     const float* x = in + o * n;
     float* y = out + o * n;
     __m512d acc = _mm512_setzero_pd();
     for (std::size_t k = 0; k < n; k += 8) {
       const __mmask8 live = kernels::vunary::avx512::live8(k, n);
-      const __m512d v = _mm512_maskz_cvtps_pd(all8, _mm256_maskz_loadu_ps(live, x + k));
+      const __m512d v = kernels::vunary::avx512::load8d(x + k, live);
       acc = _mm512_add_pd(acc, _mm512_mul_pd(v, v));
     }
     const double sum = kernels::vunary::avx512::lanes_sum(acc);
     const __m512d norm = _mm512_set1_pd(std::max(std::sqrt(sum), static_cast<double>(min_norm)));
     for (std::size_t k = 0; k < n; k += 8) {
       const __mmask8 live = kernels::vunary::avx512::live8(k, n);
-      const __m512d v = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, x + k));
-      _mm256_mask_storeu_ps(y + k, live, _mm512_maskz_cvtpd_ps(live, _mm512_div_pd(v, norm)));
+      const __m512d v = kernels::vunary::avx512::load8d(x + k, live);
+      kernels::vunary::avx512::store8d(y + k, live, _mm512_div_pd(v, norm));
     }
   }
 }

@@ -70,10 +70,10 @@ void reference(const kernel_io& io) {
 
 #if NNHAL_HAVE_X86_KERNELS
 /// `rows` contiguous slices of n floats on AVX-512, 8 outputs at a time in double. The
-/// squares go to `sq` (n + 2 r + 8 doubles, r the radius clipped to n - 1, all zero on
-/// entry) from index r, between r zeros before and r + 8 after, so that every output sums
-/// its 2 r + 1 neighbours without bounds checks; the zeros add exactly nothing, so each sum is the reference's, in its
-/// order. The power is e^(-beta ln base) (log512d, exp512d: about 1e-12 relative, against
+/// squares go to `sq` (n + 2 r + 8 doubles, r the radius clipped to n - 1) from index r,
+/// between r zeros before and r + 8 after, so that every output sums its 2 r + 1
+/// neighbours without bounds checks; the zeros add exactly nothing, so each sum is the
+/// reference's, in its order. The power is e^(-beta ln base) (log512d, exp512d: about 1e-12 relative, against
 /// float32's 6e-8, so at most one float ulp from the reference's std::pow); a lane whose
 /// base is not a positive normal finite double takes std::pow, as in the reference.
 NNHAL_TARGET_AVX512 inline void lrn_rows_avx512(const float* in, float* out, std::size_t rows, std::size_t n,
@@ -85,12 +85,14 @@ NNHAL_TARGET_AVX512 inline void lrn_rows_avx512(const float* in, float* out, std
   const __m512d bias = _mm512_set1_pd(p.bias), alpha = _mm512_set1_pd(p.alpha), neg_beta = _mm512_set1_pd(-p.beta);
   const __m512d smallest = _mm512_set1_pd(std::numeric_limits<double>::min());
   const __m512d inf = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+  std::fill(sq, sq + r, 0.0);
+  std::fill(sq + r + n, sq + n + 2 * r + 8, 0.0);
   for (std::size_t o = 0; o < rows; ++o) {
     const float* x = in + o * n;
     float* y = out + o * n;
     for (std::size_t k = 0; k < n; k += 8) {
       const __mmask8 live = kernels::vunary::avx512::live8(k, n);
-      const __m512d v = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, x + k));
+      const __m512d v = kernels::vunary::avx512::load8d(x + k, live);
       _mm512_mask_storeu_pd(sq + r + k, live, _mm512_mul_pd(v, v));
     }
     for (std::size_t d = 0; d < n; d += 8) {
@@ -108,8 +110,8 @@ NNHAL_TARGET_AVX512 inline void lrn_rows_avx512(const float* in, float* out, std
           if (!((ordinary >> j) & 1)) w[j] = std::pow(b[j], -p.beta);
         power = _mm512_load_pd(w);
       }
-      const __m512d v = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, x + d));
-      _mm256_mask_storeu_ps(y + d, live, _mm512_maskz_cvtpd_ps(live, _mm512_mul_pd(v, power)));
+      const __m512d v = kernels::vunary::avx512::load8d(x + d, live);
+      kernels::vunary::avx512::store8d(y + d, live, _mm512_mul_pd(v, power));
     }
   }
 }
@@ -121,7 +123,8 @@ inline void lrn_f32_avx512(const kernel_io& io) {
   kernels::pool_norm::last_axis_rows_f32(
       io, p.axis,
       [&p](const float* in, float* out, std::size_t rows, std::size_t n) {
-        std::vector<double> sq(n + 2 * p.clipped_radius(n) + 8);
+        static thread_local std::vector<double> sq;  // kept: no allocation per execution
+        sq.resize(std::max(sq.size(), n + 2 * p.clipped_radius(n) + 8));
         lrn_rows_avx512(in, out, rows, n, p, sq.data());
       },
       reference<types::f32>);

@@ -70,9 +70,9 @@ NNHAL_TARGET_AVX512 inline void log_softmax_rows_avx512(const float* in, float* 
     const __m512d dmax = _mm512_set1_pd(static_cast<double>(max_v)), log_sum = _mm512_set1_pd(std::log(sum));
     for (std::size_t k = 0; k < n; k += 8) {
       const __mmask8 live = kernels::vunary::avx512::live8(k, n);
-      const __m512d v = _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, x + k));
+      const __m512d v = kernels::vunary::avx512::load8d(x + k, live);
       const __m512d r = _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(v, dmax), dbeta), log_sum);
-      _mm256_mask_storeu_ps(y + k, live, _mm512_maskz_cvtpd_ps(live, r));
+      kernels::vunary::avx512::store8d(y + k, live, r);
     }
   }
 }

@@ -117,27 +117,29 @@ template <types::element E>
 NNHAL_TARGET_AVX512 void rows_avx512(const typename E::storage* in, typename E::storage* values, std::int32_t* indices,
                                      std::size_t rows, std::size_t n, std::size_t k) {
   using K = key_t<E>;
-  std::vector<entry<K>> heap(k);
+  static thread_local std::vector<entry<K>> kept;  // kept: no allocation per execution
+  kept.resize(std::max(kept.size(), k));
+  const auto heap_begin = kept.begin(), heap_end = kept.begin() + static_cast<std::ptrdiff_t>(k);
   const auto lower = [](const entry<K>& a, const entry<K>& b) { return ranks_above(a, b); };
   for (std::size_t r = 0; r < rows; ++r) {
     const auto* row = in + r * n;
-    for (std::size_t i = 0; i < k; ++i) heap[i] = {key_of<E>(row[i]), static_cast<std::int32_t>(i)};
-    std::make_heap(heap.begin(), heap.end(), lower);
+    for (std::size_t i = 0; i < k; ++i) kept[i] = {key_of<E>(row[i]), static_cast<std::int32_t>(i)};
+    std::make_heap(heap_begin, heap_end, lower);
     for (std::size_t i = k; i < n; i += 16) {
       const __mmask16 live = static_cast<__mmask16>(n - i >= 16 ? 0xFFFF : (1u << (n - i)) - 1);
-      for (unsigned m = may_enter16(row + i, live, heap.front().key); m != 0; m &= m - 1) {
+      for (unsigned m = may_enter16(row + i, live, kept.front().key); m != 0; m &= m - 1) {
         const std::size_t j = i + static_cast<std::size_t>(__builtin_ctz(m));
         const entry<K> e{key_of<E>(row[j]), static_cast<std::int32_t>(j)};
-        if (!ranks_above(e, heap.front())) continue;
-        std::pop_heap(heap.begin(), heap.end(), lower);
-        heap.back() = e;
-        std::push_heap(heap.begin(), heap.end(), lower);
+        if (!ranks_above(e, kept.front())) continue;
+        std::pop_heap(heap_begin, heap_end, lower);
+        kept[k - 1] = e;
+        std::push_heap(heap_begin, heap_end, lower);
       }
     }
-    std::sort_heap(heap.begin(), heap.end(), lower);
+    std::sort_heap(heap_begin, heap_end, lower);
     for (std::size_t j = 0; j < k; ++j) {
-      values[r * k + j] = row[heap[j].index];
-      indices[r * k + j] = heap[j].index;
+      values[r * k + j] = row[kept[j].index];
+      indices[r * k + j] = kept[j].index;
     }
   }
 }

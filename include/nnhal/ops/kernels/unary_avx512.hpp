@@ -62,6 +62,15 @@ inline __mmask8 live8(std::size_t k, std::size_t n) noexcept {
   return static_cast<__mmask8>(n - k >= 8 ? 0xFF : (1u << (n - k)) - 1);
 }
 
+/// The `live` floats of 8 at p, widened to double (other lanes 0).
+NNHAL_TARGET_AVX512 inline __m512d load8d(const float* p, __mmask8 live) {
+  return _mm512_maskz_cvtps_pd(live, _mm256_maskz_loadu_ps(live, p));
+}
+/// The `live` lanes of v, rounded to float, stored at p.
+NNHAL_TARGET_AVX512 inline void store8d(float* p, __mmask8 live, __m512d v) {
+  _mm256_mask_storeu_ps(p, live, _mm512_maskz_cvtpd_ps(live, v));
+}
+
 /// The first n (< 16) of 16 lanes.
 inline __mmask16 first16(std::size_t n) noexcept { return static_cast<__mmask16>((1u << n) - 1); }
 
@@ -115,8 +124,8 @@ NNHAL_TARGET_AVX512 inline __m512d log512d(__m512d x) {
 
 /// e^x, 8 double lanes, to about 2e-13 relative (for float32 results, as log512d):
 /// x = n ln 2 + r, |r| <= ln 2 / 2, e^r by its Taylor polynomial to r^10 (the rest
-/// below (ln 2 / 2)^11 / 11! < 2.2e-13 relative), scaled by 2^n with vscalefpd (inf past the double range, gradual underflow
-/// below it). x is clamped to [-1500, 1500] first; NaN passes through.
+/// below (ln 2 / 2)^11 / 11! < 2.2e-13 relative), scaled by 2^n with vscalefpd (inf
+/// past the double range, gradual underflow below it). x is clamped to [-1500, 1500] first; NaN passes through.
 NNHAL_TARGET_AVX512 inline __m512d exp512d(__m512d x) {
   x = _mm512_maskz_min_pd(all8, _mm512_set1_pd(1500.0), _mm512_maskz_max_pd(all8, _mm512_set1_pd(-1500.0), x));
   const __m512d n = _mm512_maskz_roundscale_pd(all8, _mm512_mul_pd(x, _mm512_set1_pd(1.4426950408889634074)),
