@@ -68,13 +68,15 @@ NNHAL_TARGET_AVX512 inline __m512i apply_multiplier_lanes(__m512i x, __m512i man
   }
   const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
   const __m512i even = _mm512_maskz_srai_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, x, mantissa), nudge), 31);
-  const __m512i odd = _mm512_maskz_srai_epi64(
+  // The odd lanes' results belong in the high halves: bits 31..62 of the product, which a
+  // left shift by one puts there directly (one shift instead of two).
+  const __m512i odd = _mm512_maskz_slli_epi64(
       all8,
       _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, x, 32),
                                               _mm512_maskz_srli_epi64(all8, mantissa, 32)),
                        nudge),
-      31);
-  const __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+      1);
+  const __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, odd);
   // Rounding divide by 2^right[i], ties away from zero (right = 0: mask 0, nothing added).
   const __m512i threshold = _mm512_add_epi32(round_half, _mm512_maskz_srli_epi32(all16, h, 31));
   const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(h, round_mask), threshold);
