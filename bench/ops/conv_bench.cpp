@@ -84,7 +84,12 @@ const layer layers[] = {
     {"112x112x32_k3s1", OperationType::DEPTHWISE_CONV_2D, 112, 112, 32, 32, 3, 1, {1, 1, 1, 1}},
     {"112x112x64_k3s2", OperationType::DEPTHWISE_CONV_2D, 112, 112, 64, 64, 3, 2, {0, 0, 1, 1}},
     {"56x56x128_k3s1", OperationType::DEPTHWISE_CONV_2D, 56, 56, 128, 128, 3, 1, {1, 1, 1, 1}},
+    {"56x56x128_k3s2", OperationType::DEPTHWISE_CONV_2D, 56, 56, 128, 128, 3, 2, {0, 0, 1, 1}},
+    {"28x28x256_k3s1", OperationType::DEPTHWISE_CONV_2D, 28, 28, 256, 256, 3, 1, {1, 1, 1, 1}},
+    {"28x28x256_k3s2", OperationType::DEPTHWISE_CONV_2D, 28, 28, 256, 256, 3, 2, {0, 0, 1, 1}},
     {"14x14x512_k3s1", OperationType::DEPTHWISE_CONV_2D, 14, 14, 512, 512, 3, 1, {1, 1, 1, 1}},
+    {"14x14x512_k3s2", OperationType::DEPTHWISE_CONV_2D, 14, 14, 512, 512, 3, 2, {0, 0, 1, 1}},
+    {"7x7x1024_k3s1", OperationType::DEPTHWISE_CONV_2D, 7, 7, 1024, 1024, 3, 1, {1, 1, 1, 1}},
     {"1x1024_1001", OperationType::FULLY_CONNECTED, 1, 1, 1024, 1001, 1, 1, {0, 0, 0, 0}},
 };
 

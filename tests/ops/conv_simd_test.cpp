@@ -281,6 +281,35 @@ TEST_CASE("DEPTHWISE_CONV_2D multiplier 1: AVX-512 kernels equal reference() on 
   }
 }
 
+TEST_CASE("DEPTHWISE_CONV_2D 3x3, horizontal stride 1 or 2: the register-blocked kernels equal reference()") {
+  // Widths from 1 to past two passes of eight pixels, every padding, vertical stride and
+  // dilation: passes that are interior, cut by the row's end, or touch padding rows.
+  if (!have_kernels()) return;
+  std::mt19937 seeds(0xD3C3u);
+  for (const auto& t : all_types) {
+    for (int n = 0; n < 60; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      geometry_case g = random_geometry(r, true);
+      g.fh = g.fw = 3;
+      g.dw = 1;
+      g.sw = r.uniform(1, 2);
+      for (int i = 0; i < 4; ++i) g.pad[i] = r.uniform(0, 2);
+      // At least one output pixel: the padded input covers the (dilated) filter.
+      g.in_w = static_cast<std::uint32_t>(std::max(r.uniform(1, 40), 3 - g.pad[0] - g.pad[1]));
+      g.in_h = static_cast<std::uint32_t>(std::max(r.uniform(1, 6), 2 * g.dh + 1 - g.pad[2] - g.pad[3]));
+      const quant_choice q = choose_quant(t, 9, g.out_c, r);
+      const case_operands c = make_operands(g, t, q, true, r);
+      const outputs o = run_both(OpT::DEPTHWISE_CONV_2D, c.ins, c.out, r.coin(), [&](const ops::kernel_io& io) {
+        with_tags(t, [&]<class In, class F>(In, F) {
+          ops::depthwise_conv_2d::reference<In, F>(io, requant_of(io, t.in != OT::TENSOR_FLOAT32));
+        });
+      });
+      check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+    }
+  }
+}
+
 TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, depth and unit tails") {
   if (!have_kernels()) return;
   std::mt19937 seeds(0xFCA5u);

@@ -1,11 +1,13 @@
 // AVX-512 DEPTHWISE_CONV_2D with depth_multiplier 1, NHWC: channels in vector lanes (16
 // per vector, a masked tail), eight output pixels per pass so eight independent
-// accumulator chains hide the FMA latency. Interior pixels (every tap inside the input)
-// address their taps as base + constant offsets; border pixels get one pointer per tap,
-// a tap outside the input pointing at a row of padding values. The inner loops have no
-// branches either way. Float32: the reference's products in another order. Quant8: exact int32
-// sums, sum (x - zx) * (w - zw) computed as sum x * (w - zw) - zx * sum (w - zw) (the second
-// term folded into the bias), then the same fixed-point requantization: bit-exact.
+// accumulator chains hide the FMA latency. 3x3 filters with horizontal stride 1 or 2 have
+// their own kernels (each input column loaded once per pass, see below). Other filters:
+// interior pixels (every tap inside the input) address their taps as base + constant
+// offsets; border pixels get one pointer per tap, a tap outside the input pointing at a
+// row of padding values. The inner loops have no branches either way. Float32: the
+// reference's products in another order. Quant8: exact int32 sums, sum (x - zx) * (w - zw)
+// computed as sum x * (w - zw) - zx * sum (w - zw) (the second term folded into the bias),
+// then the same fixed-point requantization: bit-exact.
 #pragma once
 
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
@@ -78,6 +80,87 @@ void dw_rows(const geometry& g, const T* in, const T* pad, exec::parallel_contex
     }
   });
 }
+
+// ---------------------------------------------------------------------------------
+// 3x3 filters, horizontal stride 1 or 2, no horizontal dilation: the common case
+// (MobileNet v1/v2 and most other depthwise networks). Eight output pixels side by side
+// read 7 * stride + 3 input columns per filter row; each column is loaded once and
+// multiplied by every tap that uses it (up to three), with the filter's taps held in
+// registers, instead of one load per tap and pixel. Columns and rows outside the input
+// are masked out of the loads, so one loop serves the border pixels too.
+// ---------------------------------------------------------------------------------
+
+/// Output pixels per pass of the 3x3 kernels, and the input columns such a pass reads.
+inline constexpr std::size_t dw3_px = 8;
+template <unsigned S>
+inline constexpr std::size_t dw3_cols = (dw3_px - 1) * S + 3;
+
+/// True when the 3x3 kernels handle `g` (NHWC geometry, depth multiplier 1).
+inline bool dw3_applies(const geometry& g) {
+  return g.filter_h == 3 && g.filter_w == 3 && g.dil_w == 1 && (g.stride_w == 1 || g.stride_w == 2);
+}
+
+/// One pass of the 3x3 kernels: output pixels [ox0, ox0 + n) of one output row, whose
+/// filter rows read `rows` (null: the row lies in the padding). Input column j of the
+/// pass is column ix0 + j of the input; `interior` when all dw3_cols of them exist.
+template <class T>
+struct dw3_pass {
+  std::array<const T*, 3> rows{};
+  std::size_t ox0 = 0, n = 0;
+  std::int64_t ix0 = 0;
+  bool interior = false;
+};
+
+/// Runs pass(p, out_row) over every pass of every output row (rows in parallel when
+/// `par` has workers); out_row is the output row's first element.
+template <class T, class Pass>
+void dw3_passes(const geometry& g, const T* in, T* out, exec::parallel_context* par, Pass&& pass) {
+  const std::size_t row_len = std::size_t{g.in_w} * g.in_c, out_row = std::size_t{g.out_w} * g.out_c;
+  const std::int64_t cols = static_cast<std::int64_t>(g.stride_w == 1 ? dw3_cols<1> : dw3_cols<2>);
+  for_blocks(std::size_t{g.batches} * g.out_h, 1, par, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      const std::size_t b = r / g.out_h, oy = r % g.out_h;
+      dw3_pass<T> p;
+      bool all_rows = true;
+      for (std::size_t ky = 0; ky < 3; ++ky) {
+        const std::int64_t iy = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top +
+                                static_cast<std::int64_t>(ky) * g.dil_h;
+        const bool inside = iy >= 0 && iy < g.in_h;
+        p.rows[ky] = inside ? in + (b * g.in_h + static_cast<std::size_t>(iy)) * row_len : nullptr;
+        all_rows = all_rows && inside;
+      }
+      for (p.ox0 = 0; p.ox0 < g.out_w; p.ox0 += dw3_px) {
+        p.n = std::min<std::size_t>(dw3_px, g.out_w - p.ox0);
+        p.ix0 = static_cast<std::int64_t>(p.ox0) * g.stride_w - g.pad_left;
+        p.interior = all_rows && p.ix0 >= 0 && p.ix0 + cols <= std::int64_t{g.in_w};
+        pass(p, out + r * out_row);
+      }
+    }
+  });
+}
+
+/// Where column j of a border pass loads from (an offset into its row, a valid one when
+/// the column is outside) and which of the channel lanes `m` it keeps (none outside).
+template <std::size_t Cols, class T>
+struct dw3_columns {
+  std::array<std::size_t, Cols> at{};
+  std::array<__mmask16, Cols> keep{};
+  dw3_columns(const dw3_pass<T>& p, std::int64_t in_w, std::size_t ch) {
+    for (std::size_t j = 0; j < Cols; ++j) {
+      const std::int64_t col = p.ix0 + static_cast<std::int64_t>(j);
+      const bool inside = col >= 0 && col < in_w;
+      at[j] = inside ? static_cast<std::size_t>(col) * ch : 0;
+      keep[j] = inside ? __mmask16(0xFFFF) : __mmask16(0);
+    }
+  }
+};
+
+/// Output pixel and tap of input column J when it is read through tap column Kx:
+/// p * S + Kx == J with p in [0, dw3_px).
+template <unsigned S, std::size_t J, std::size_t Kx>
+inline constexpr bool dw3_uses = J >= Kx && (J - Kx) % S == 0 && (J - Kx) / S < dw3_px;
+template <unsigned S, std::size_t J, std::size_t Kx>
+inline constexpr std::size_t dw3_pixel = (J - Kx) / S;
 
 // ---------------------------------------------------------------------------------
 // Float32
@@ -153,9 +236,72 @@ NNHAL_TARGET_AVX512 inline void dw_f32_row(const dw_row<float>& r, std::size_t o
   }
 }
 
+/// Float32 3x3: input column J (x) of one filter row whose three taps are `w`.
+template <unsigned S, std::size_t J>
+NNHAL_TARGET_AVX512 inline void dw3_f32_column(__m512 x, const __m512* w, __m512* acc) {
+  if constexpr (dw3_uses<S, J, 0>) acc[dw3_pixel<S, J, 0>] = _mm512_fmadd_ps(x, w[0], acc[dw3_pixel<S, J, 0>]);
+  if constexpr (dw3_uses<S, J, 1>) acc[dw3_pixel<S, J, 1>] = _mm512_fmadd_ps(x, w[1], acc[dw3_pixel<S, J, 1>]);
+  if constexpr (dw3_uses<S, J, 2>) acc[dw3_pixel<S, J, 2>] = _mm512_fmadd_ps(x, w[2], acc[dw3_pixel<S, J, 2>]);
+}
+
+/// Channels [c, c + 16) under `m` of one float32 3x3 pass; `cols` describes a border
+/// pass's columns (Interior false). Rows in the padding add nothing and are skipped.
+template <unsigned S, bool Interior, std::size_t... J>
+NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw3_columns<dw3_cols<S>, float>* cols,
+                                              std::size_t ch, std::size_t c, __mmask16 m, const float* w, __m512 bias,
+                                              __m512 lo, __m512 hi, float* out, std::index_sequence<J...>) {
+  __m512 acc[dw3_px];
+#pragma GCC unroll 8
+  for (std::size_t i = 0; i < dw3_px; ++i) acc[i] = bias;
+#pragma GCC unroll 3
+  for (std::size_t ky = 0; ky < 3; ++ky) {
+    const float* row = p.rows[ky];
+    if (!row) continue;
+    const __m512 wk[3] = {_mm512_maskz_loadu_ps(m, w + (ky * 3) * ch + c), _mm512_maskz_loadu_ps(m, w + (ky * 3 + 1) * ch + c),
+                          _mm512_maskz_loadu_ps(m, w + (ky * 3 + 2) * ch + c)};
+    if constexpr (Interior) {
+      const float* x = row + static_cast<std::size_t>(p.ix0) * ch + c;
+      (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m, x + J * ch), wk, acc), ...);
+    } else {
+      (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m & cols->keep[J], row + cols->at[J] + c), wk, acc), ...);
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t i = 0; i < dw3_px; ++i)
+    if (i < p.n) _mm512_mask_storeu_ps(out + i * ch + c, m,
+                          _mm512_maskz_min_ps(simd::avx512::all16, hi, _mm512_maskz_max_ps(simd::avx512::all16, lo, acc[i])));
+}
+
+/// One float32 3x3 pass over every channel; `out` is the pass's first output pixel.
+template <unsigned S>
+NNHAL_TARGET_AVX512 void dw3_f32_pass(const dw3_pass<float>& p, std::int64_t in_w, std::size_t ch, const float* w,
+                                      const float* bias, float lo, float hi, float* out) {
+  constexpr auto seq = std::make_index_sequence<dw3_cols<S>>{};
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  if (p.interior) {
+    for (std::size_t c = 0; c < ch; c += 16) {
+      const __mmask16 m = lanes_mask(ch - c);
+      dw3_f32_block<S, true>(p, nullptr, ch, c, m, w, _mm512_maskz_loadu_ps(m, bias + c), vlo, vhi, out, seq);
+    }
+    return;
+  }
+  const dw3_columns<dw3_cols<S>, float> cols(p, in_w, ch);
+  for (std::size_t c = 0; c < ch; c += 16) {
+    const __mmask16 m = lanes_mask(ch - c);
+    dw3_f32_block<S, false>(p, &cols, ch, c, m, w, _mm512_maskz_loadu_ps(m, bias + c), vlo, vhi, out, seq);
+  }
+}
+
 inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, const float* bias, float lo,
                                float hi, float* out, exec::parallel_context* par) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.out_c;
+  if (dw3_applies(g)) {
+    dw3_passes(g, in, out, par, [&](const dw3_pass<float>& p, float* row) {
+      if (g.stride_w == 1) dw3_f32_pass<1>(p, g.in_w, ch, w, bias, lo, hi, row + p.ox0 * ch);
+      else dw3_f32_pass<2>(p, g.in_w, ch, w, bias, lo, hi, row + p.ox0 * ch);
+    });
+    return;
+  }
   // The padding row border taps point at; kept per thread so an execution allocates nothing.
   thread_local std::vector<float> zeros;
   if (zeros.size() < ch) zeros.assign(ch, 0.0f);
@@ -172,6 +318,9 @@ inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* 
 struct dw_q8_filter {
   std::vector<std::int32_t> w;    // [taps][ch]
   std::vector<std::int32_t> sum;  // [ch]
+  // 3x3 filters, for vpdpwssd: [kx][ch] with rows 0 and 1 as int16 pairs (row 0 low),
+  // then [kx][ch] with row 2 in the low half. Each w - zw fits int16 (|w - zw| <= 255).
+  std::vector<std::int32_t> pairs3;
 };
 inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
   const std::size_t ch = f.dims[3], taps = std::size_t{f.dims[1]} * f.dims[2];
@@ -186,15 +335,29 @@ inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
     d.w[i] = v - zw;
     d.sum[i % ch] += d.w[i];
   }
+  if (f.dims[1] == 3 && f.dims[2] == 3) {
+    const auto half = [](std::int32_t v) { return static_cast<std::uint32_t>(v) & 0xFFFFu; };
+    d.pairs3.resize(6 * ch);
+    for (std::size_t kx = 0; kx < 3; ++kx)
+      for (std::size_t k = 0; k < ch; ++k) {
+        const std::uint32_t r0 = half(d.w[kx * ch + k]), r1 = half(d.w[(3 + kx) * ch + k]);
+        d.pairs3[kx * ch + k] = static_cast<std::int32_t>(r0 | (r1 << 16));
+        d.pairs3[(3 + kx) * ch + k] = static_cast<std::int32_t>(half(d.w[(6 + kx) * ch + k]));
+      }
+  }
   return d;
 }
 
+/// 16 bytes of S widened to int32 lanes.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512i widen_x16(__m128i v) {
+  if constexpr (std::is_signed_v<S>) return _mm512_maskz_cvtepi8_epi32(simd::avx512::all16, v);
+  else return _mm512_maskz_cvtepu8_epi32(simd::avx512::all16, v);
+}
 template <bool Full, class S>
 NNHAL_TARGET_AVX512 inline __m512i load_x16_masked(const S* p, __mmask16 mask) {
   // A full vector loads unmasked, so the load folds into the widening move.
-  const __m128i v = Full ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)) : _mm_maskz_loadu_epi8(mask, p);
-  if constexpr (std::is_signed_v<S>) return _mm512_maskz_cvtepi8_epi32(simd::avx512::all16, v);
-  else return _mm512_maskz_cvtepu8_epi32(simd::avx512::all16, v);
+  return widen_x16<S>(Full ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)) : _mm_maskz_loadu_epi8(mask, p));
 }
 
 template <std::size_t PX, bool Direct, bool Full, class S>
@@ -260,10 +423,91 @@ NNHAL_TARGET_AVX512 void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size
   }
 }
 
+/// Quant8 3x3: input column J (x, int16 pairs in int32 lanes) of one pair of filter rows
+/// whose three tap pairs are `w`.
+template <unsigned S, std::size_t J>
+NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_column(__m512i x, const __m512i* w, __m512i* acc) {
+  if constexpr (dw3_uses<S, J, 0>) acc[dw3_pixel<S, J, 0>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 0>], x, w[0]);
+  if constexpr (dw3_uses<S, J, 1>) acc[dw3_pixel<S, J, 1>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 1>], x, w[1]);
+  if constexpr (dw3_uses<S, J, 2>) acc[dw3_pixel<S, J, 2>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 2>], x, w[2]);
+}
+
+/// 16 inputs of filter row 0 and 16 of row 1 as int16 pairs (row 0 in the low half): one
+/// vpdpwssd then adds both rows' products, exactly.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512i dw3_pair(__m128i row0, __m128i row1) {
+  return _mm512_mask_blend_epi16(0xAAAAAAAAu, widen_x16<S>(row0),
+                                 _mm512_maskz_slli_epi32(simd::avx512::all16, widen_x16<S>(row1), 16));
+}
+
+/// Channels [c, c + 16) under `m` of one quant8 3x3 pass. Taps in the padding read the
+/// input zero point `zx`, as the reference's; `any_row` is a valid row for their address.
+template <unsigned St, bool Interior, class S, std::size_t... J>
+NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<S>& p, const dw3_columns<dw3_cols<St>, S>* cols,
+                                                 const S* any_row, std::size_t ch, std::size_t c, __mmask16 m,
+                                                 const std::int32_t* wp, const q8_epilogue& e, __m128i zx, S* out,
+                                                 std::index_sequence<J...>) {
+  const __m512i init = _mm512_loadu_si512(e.offset.data() + c);
+  __m512i acc[dw3_px];
+#pragma GCC unroll 8
+  for (std::size_t i = 0; i < dw3_px; ++i) acc[i] = init;
+  const __m512i w01[3] = {_mm512_maskz_loadu_epi32(m, wp + c), _mm512_maskz_loadu_epi32(m, wp + ch + c),
+                          _mm512_maskz_loadu_epi32(m, wp + 2 * ch + c)};
+  const __m512i w2[3] = {_mm512_maskz_loadu_epi32(m, wp + 3 * ch + c), _mm512_maskz_loadu_epi32(m, wp + 4 * ch + c),
+                         _mm512_maskz_loadu_epi32(m, wp + 5 * ch + c)};
+  if constexpr (Interior) {
+    const std::size_t at = static_cast<std::size_t>(p.ix0) * ch + c;
+    const S *x0 = p.rows[0] + at, *x1 = p.rows[1] + at, *x2 = p.rows[2] + at;
+    (dw3_q8_column<St, J>(dw3_pair<S>(_mm_maskz_loadu_epi8(m, x0 + J * ch), _mm_maskz_loadu_epi8(m, x1 + J * ch)), w01,
+                          acc),
+     ...);
+    (dw3_q8_column<St, J>(widen_x16<S>(_mm_maskz_loadu_epi8(m, x2 + J * ch)), w2, acc), ...);
+  } else {
+    const __mmask16 k0 = p.rows[0] ? m : 0, k1 = p.rows[1] ? m : 0, k2 = p.rows[2] ? m : 0;
+    const S *r0 = p.rows[0] ? p.rows[0] : any_row, *r1 = p.rows[1] ? p.rows[1] : any_row,
+            *r2 = p.rows[2] ? p.rows[2] : any_row;
+    (dw3_q8_column<St, J>(dw3_pair<S>(_mm_mask_loadu_epi8(zx, k0 & cols->keep[J], r0 + cols->at[J] + c),
+                                      _mm_mask_loadu_epi8(zx, k1 & cols->keep[J], r1 + cols->at[J] + c)),
+                          w01, acc),
+     ...);
+    (dw3_q8_column<St, J>(widen_x16<S>(_mm_mask_loadu_epi8(zx, k2 & cols->keep[J], r2 + cols->at[J] + c)), w2, acc),
+     ...);
+  }
+  const q8_lanes lanes(e, c);
+#pragma GCC unroll 8
+  for (std::size_t i = 0; i < dw3_px; ++i)
+    if (i < p.n) lanes.store(out + i * ch + c, m, acc[i]);
+}
+
+/// One quant8 3x3 pass over every channel; `wp` the filter as dw_q8_filter::pairs3.
+template <unsigned St, class S>
+NNHAL_TARGET_AVX512_VNNI void dw3_q8_pass(const dw3_pass<S>& p, const S* any_row, std::int64_t in_w, std::size_t ch,
+                                         const std::int32_t* wp, const q8_epilogue& e, S zx, S* out) {
+  constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
+  const __m128i vzx = _mm_set1_epi8(static_cast<char>(zx));
+  if (p.interior) {
+    for (std::size_t c = 0; c < ch; c += 16)
+      dw3_q8_block<St, true, S>(p, nullptr, any_row, ch, c, lanes_mask(ch - c), wp, e, vzx, out, seq);
+    return;
+  }
+  const dw3_columns<dw3_cols<St>, S> cols(p, in_w, ch);
+  for (std::size_t c = 0; c < ch; c += 16)
+    dw3_q8_block<St, false, S>(p, &cols, any_row, ch, c, lanes_mask(ch - c), wp, e, vzx, out, seq);
+}
+
 template <class S>
 void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, const q8_epilogue& e, S in_zp, S* out,
                        exec::parallel_context* par) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.out_c;
+  // Horizontal stride 2 stays on the kernel below: there the 3x3 kernel's column loads
+  // save less than its int16 pairing costs (MobileNet's 112x112x64 layer, qu8: 70 us vs
+  // 64 us; stride 1 at 56x56x128: 103 us vs 125 us; conv_bench, one thread).
+  if (dw3_applies(g) && g.stride_w == 1 && !f.pairs3.empty() && simd::cpu().avx512_vnni) {
+    dw3_passes(g, in, out, par, [&](const dw3_pass<S>& p, S* row) {
+      dw3_q8_pass<1>(p, in, g.in_w, ch, f.pairs3.data(), e, in_zp, row + p.ox0 * ch);
+    });
+    return;
+  }
   const std::vector<S> pad(ch, in_zp);
   dw_rows(g, in, pad.data(), par, [&](const dw_row<S>& r, std::size_t b, std::size_t oy) {
     dw_q8_row<S>(r, g.out_w, taps, ch, f.w.data(), e, out + (b * g.out_h + oy) * g.out_w * ch);
