@@ -232,6 +232,23 @@ bool have_kernels() {
   return false;
 }
 
+/// Runs one random-geometry CONV_2D or DEPTHWISE_CONV_2D (multiplier 1) case through the
+/// bound kernel and through reference(), and checks they agree.
+void check_case(bool depthwise, const types_case& t, const geometry_case& g, std::uint32_t seed, rng& r) {
+  const std::size_t k = std::size_t{g.fh} * g.fw * (depthwise ? 1 : g.in_c);
+  const quant_choice q = choose_quant(t, k, g.out_c, r);
+  const case_operands c = make_operands(g, t, q, depthwise, r);
+  const outputs o = run_both(depthwise ? OpT::DEPTHWISE_CONV_2D : OpT::CONV_2D, c.ins, c.out, r.coin(),
+                             [&](const ops::kernel_io& io) {
+                               with_tags(t, [&]<class In, class F>(In, F) {
+                                 const auto rq = requant_of(io, t.in != OT::TENSOR_FLOAT32);
+                                 if (depthwise) ops::depthwise_conv_2d::reference<In, F>(io, rq);
+                                 else ops::conv_2d::reference<In, F>(io, rq);
+                               });
+                             });
+  check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+}
+
 TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometries") {
   if (!have_kernels()) return;
   std::mt19937 seeds(0xC0A5u);
@@ -248,15 +265,7 @@ TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometrie
         g.in_w = static_cast<std::uint32_t>(r.uniform(1, 40));
         g.in_c = static_cast<std::uint32_t>(r.uniform(1, n % 8 == 0 ? 300 : 40));
       }
-      const std::size_t k = std::size_t{g.fh} * g.fw * g.in_c;
-      const quant_choice q = choose_quant(t, k, g.out_c, r);
-      const case_operands c = make_operands(g, t, q, false, r);
-      const outputs o = run_both(OpT::CONV_2D, c.ins, c.out, r.coin(), [&](const ops::kernel_io& io) {
-        with_tags(t, [&]<class In, class F>(In, F) {
-          ops::conv_2d::reference<In, F>(io, requant_of(io, t.in != OT::TENSOR_FLOAT32));
-        });
-      });
-      check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+      check_case(false, t, g, seed, r);
     }
   }
 }
@@ -268,15 +277,7 @@ TEST_CASE("DEPTHWISE_CONV_2D multiplier 1: AVX-512 kernels equal reference() on 
     for (int n = 0; n < 50; ++n) {
       const std::uint32_t seed = seeds();
       rng r(seed);
-      const geometry_case g = random_geometry(r, true);
-      const quant_choice q = choose_quant(t, std::size_t{g.fh} * g.fw, g.out_c, r);
-      const case_operands c = make_operands(g, t, q, true, r);
-      const outputs o = run_both(OpT::DEPTHWISE_CONV_2D, c.ins, c.out, r.coin(), [&](const ops::kernel_io& io) {
-        with_tags(t, [&]<class In, class F>(In, F) {
-          ops::depthwise_conv_2d::reference<In, F>(io, requant_of(io, t.in != OT::TENSOR_FLOAT32));
-        });
-      });
-      check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+      check_case(true, t, random_geometry(r, true), seed, r);
     }
   }
 }
@@ -298,14 +299,7 @@ TEST_CASE("DEPTHWISE_CONV_2D 3x3, horizontal stride 1 or 2: the register-blocked
       // At least one output pixel: the padded input covers the (dilated) filter.
       g.in_w = static_cast<std::uint32_t>(std::max(r.uniform(1, 40), 3 - g.pad[0] - g.pad[1]));
       g.in_h = static_cast<std::uint32_t>(std::max(r.uniform(1, 6), 2 * g.dh + 1 - g.pad[2] - g.pad[3]));
-      const quant_choice q = choose_quant(t, 9, g.out_c, r);
-      const case_operands c = make_operands(g, t, q, true, r);
-      const outputs o = run_both(OpT::DEPTHWISE_CONV_2D, c.ins, c.out, r.coin(), [&](const ops::kernel_io& io) {
-        with_tags(t, [&]<class In, class F>(In, F) {
-          ops::depthwise_conv_2d::reference<In, F>(io, requant_of(io, t.in != OT::TENSOR_FLOAT32));
-        });
-      });
-      check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+      check_case(true, t, g, seed, r);
     }
   }
 }
