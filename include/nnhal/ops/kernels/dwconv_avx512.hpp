@@ -87,7 +87,8 @@ void dw_rows(const geometry& g, const T* in, const T* pad, exec::parallel_contex
 // read 7 * stride + 3 input columns per filter row; each column is loaded once and
 // multiplied by every tap that uses it (up to three), with the filter's taps held in
 // registers, instead of one load per tap and pixel. Columns and rows outside the input
-// are masked out of the loads, so one loop serves the border pixels too.
+// are masked out of the loads, so one loop serves the border pixels too. Float32 uses them
+// at both strides, quant8 at stride 1 (see depthwise_q8_nhwc).
 // ---------------------------------------------------------------------------------
 
 /// Output pixels per pass of the 3x3 kernels, and the input columns such a pass reads.
