@@ -258,8 +258,9 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw
   for (std::size_t ky = 0; ky < 3; ++ky) {
     const float* row = p.rows[ky];
     if (!row) continue;
-    const __m512 wk[3] = {_mm512_maskz_loadu_ps(m, w + (ky * 3) * ch + c), _mm512_maskz_loadu_ps(m, w + (ky * 3 + 1) * ch + c),
-                          _mm512_maskz_loadu_ps(m, w + (ky * 3 + 2) * ch + c)};
+    const float* wr = w + ky * 3 * ch + c;
+    const __m512 wk[3] = {_mm512_maskz_loadu_ps(m, wr), _mm512_maskz_loadu_ps(m, wr + ch),
+                          _mm512_maskz_loadu_ps(m, wr + 2 * ch)};
     if constexpr (Interior) {
       const float* x = row + static_cast<std::size_t>(p.ix0) * ch + c;
       (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m, x + J * ch), wk, acc), ...);
@@ -267,10 +268,13 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw
       (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m & cols->keep[J], row + cols->at[J] + c), wk, acc), ...);
     }
   }
+  // A constant trip count keeps acc[] in registers (a variable bound would put it in memory).
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < dw3_px; ++i)
-    if (i < p.n) _mm512_mask_storeu_ps(out + i * ch + c, m,
-                          _mm512_maskz_min_ps(simd::avx512::all16, hi, _mm512_maskz_max_ps(simd::avx512::all16, lo, acc[i])));
+    if (i < p.n)
+      _mm512_mask_storeu_ps(
+          out + i * ch + c, m,
+          _mm512_maskz_min_ps(simd::avx512::all16, hi, _mm512_maskz_max_ps(simd::avx512::all16, lo, acc[i])));
 }
 
 /// One float32 3x3 pass over every channel; `out` is the pass's first output pixel.
@@ -459,8 +463,8 @@ NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<S>& p, const dw
   if constexpr (Interior) {
     const std::size_t at = static_cast<std::size_t>(p.ix0) * ch + c;
     const S *x0 = p.rows[0] + at, *x1 = p.rows[1] + at, *x2 = p.rows[2] + at;
-    (dw3_q8_column<St, J>(dw3_pair<S>(_mm_maskz_loadu_epi8(m, x0 + J * ch), _mm_maskz_loadu_epi8(m, x1 + J * ch)), w01,
-                          acc),
+    (dw3_q8_column<St, J>(dw3_pair<S>(_mm_maskz_loadu_epi8(m, x0 + J * ch), _mm_maskz_loadu_epi8(m, x1 + J * ch)),
+                          w01, acc),
      ...);
     (dw3_q8_column<St, J>(widen_x16<S>(_mm_maskz_loadu_epi8(m, x2 + J * ch)), w2, acc), ...);
   } else {
