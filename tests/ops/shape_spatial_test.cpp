@@ -584,20 +584,24 @@ TEST_CASE("image ops: shape inference and rejected operands") {
 
 TEST_CASE("CHANNEL_SHUFFLE: output channel k*G + g = input channel g*(C/G) + k, any axis, negative axes") {
   std::mt19937 rng(3001);
-  for (int iter = 0; iter < 192; ++iter) {
+  for (int iter = 0; iter < 384; ++iter) {
     const OT t = data_types[static_cast<std::size_t>(iter) % 4];
     dims_t d(static_cast<std::size_t>(uni(rng, 1, 4)));
     for (auto& e : d) e = static_cast<std::uint32_t>(uni(rng, 1, 4));
     const int rank = static_cast<int>(d.size());
     const int axis = iter % 2 ? -1 : uni(rng, -rank, rank - 1);  // half of them the last axis
     const std::size_t a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-    const int groups = uni(rng, 1, 4);
-    // Also wide channel runs: pixels of 64 to 128 bytes and past them (the byte-permute
-    // path and its fallback).
-    d[a] = static_cast<std::uint32_t>(groups * (iter % 3 == 0 ? uni(rng, 8, 40) : uni(rng, 1, 3)));
+    // Also wide channel runs: pixels of 64 to 128 bytes (one byte permute), past them
+    // (the per-piece plans, also with up to 64 groups), and past the plans' limit.
+    const bool wide = iter % 3 == 0;
+    const int groups = !wide ? uni(rng, 1, 4) : iter / 4 % 2 == 0 ? uni(rng, 1, 64) : iter / 12 % 8 + 1;
+    d[a] = static_cast<std::uint32_t>(groups * (wide ? uni(rng, 8, 80) : uni(rng, 1, 3)));
+    if (iter % 47 == 0) d[a] = static_cast<std::uint32_t>(groups * (16384 / groups + 1));
     CAPTURE(iter);
     const tensor in = random_tensor(rng, t, d);
-    const tensor out = run_ok1(OpT::CHANNEL_SHUFFLE, {in, scalar_i32(groups), scalar_i32(axis)}, out_like(in));
+    tensor num_groups = scalar_i32(groups);
+    num_groups.bind_sees_value = iter % 5 != 0;  // a model input: the plan is made per execution
+    const tensor out = run_ok1(OpT::CHANNEL_SHUFFLE, {in, num_groups, scalar_i32(axis)}, out_like(in));
     REQUIRE(out.dims == d);
     const std::size_t C = d[a], gs = C / static_cast<std::size_t>(groups);
     std::size_t inner = 1;
