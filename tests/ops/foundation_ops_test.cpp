@@ -417,6 +417,26 @@ TEST_CASE("oracle: quant8 CONCATENATION requantization saturates at both ends") 
   }
 }
 
+TEST_CASE("oracle: CONCATENATION split into parallel chunks of rows places every input") {
+  // 4000 output rows of 700 bytes pass two chunk grains; the reversed context runs the
+  // halves in reverse. One input is copied, the other requantized.
+  std::mt19937 rng(0xC0C1);
+  const OT type = OT::TENSOR_QUANT8_ASYMM;
+  tensor a = make_tensor(type, {4000, 300}, 0.1f, 3), b = make_tensor(type, {4000, 400}, 0.3f, 140);
+  fill_random(a, rng, 0);
+  fill_random(b, rng, 0);
+  const op_case c{OpT::CONCATENATION, {a, b, scalar_i32(1)}, decl(type, {}, 0.1f, 3)};
+  reversed_context reversed;
+  const kernel_result split = run_kernel(c.op, c.ins, {c.out}, &reversed);
+  REQUIRE(split.ok);
+  CHECK(split.guards_intact);
+  std::vector<double> e;
+  std::vector<char> exact;
+  REQUIRE(expect_concat(c, e, exact) == split.outs[0].dims);
+  const std::string m = compare_where_exact(split.outs[0], e, exact);
+  CHECK_MESSAGE(m.empty(), m);
+}
+
 // =================================================================================
 // 2. Signed/unsigned parity
 // =================================================================================

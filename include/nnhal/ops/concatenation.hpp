@@ -3,13 +3,46 @@
 // output's is requantized with the AOSP formula round(x * s_in/s_out + bias) + zp_out.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/copy.hpp"
 
 namespace nnhal::ops::concatenation {
+
+/// Whether input k of a quantized concatenation must be requantized (its scale or zero
+/// point differ from the output's).
+template <types::element E>
+bool rescaled(const kernel_io& io, std::size_t k) {
+  if constexpr (types::quantized_element<E>)
+    return io.in[k].scale != io.out[0].scale || io.in[k].zero_point != io.out[0].zero_point;
+  return false;
+}
+
+/// `count` quantized values of input `in` written with the output's quantization.
+template <types::element E>
+void requantize_run(const typename E::storage* src, typename E::storage* dst, std::size_t count,
+                    const operand_desc& in, const operand_desc& out) {
+  using S = typename E::storage;
+  if constexpr (types::quantized_element<E>) {  // rescaled() is false for floats
+    // Signed values are moved to the unsigned domain first (+128), so the float expression
+    // is the same for both and the signed result is exactly the unsigned one minus 128 (the
+    // HAL's parity rule), ties included.
+    constexpr std::int32_t offset = std::is_signed_v<S> ? 128 : 0;
+    const float scale = in.scale * (1.0f / out.scale);  // as the AOSP path forms it
+    const float bias = -static_cast<float>(in.zero_point + offset) * scale;
+    constexpr std::int32_t lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int32_t v =
+          static_cast<std::int32_t>(std::round(static_cast<float>(src[i] + offset) * scale + bias)) + out.zero_point;
+      dst[i] = static_cast<S>(v < lo ? lo : (v > hi ? hi : v));
+    }
+  }
+}
 
 template <types::element E>
 void reference(const kernel_io& io) {
@@ -26,38 +59,51 @@ void reference(const kernel_io& io) {
   for (std::size_t k = 0; k < n; ++k) {
     const auto in = io.input<E>(k);
     const std::size_t run = in.dims[a] * inner;
-    bool rescale = false;
-    if constexpr (types::quantized_element<E>) rescale = in.scale != out.scale || in.zero_point != out.zero_point;
     for (std::size_t o = 0; o < outer; ++o) {
       const S* src = in.data + o * run;
       S* dst = out.data + o * out_run + base;
-      if (!rescale) {
+      if (!rescaled<E>(io, k)) {
         if (run) std::memcpy(dst, src, run * sizeof(S));
-        continue;
-      }
-      if constexpr (types::quantized_element<E>) {
-        // Signed values are moved to the unsigned domain first (+128), so the float
-        // expression is the same for both and the signed result is exactly the unsigned
-        // one minus 128 (the HAL's parity rule), ties included.
-        constexpr std::int32_t offset = std::is_signed_v<S> ? 128 : 0;
-        const float scale = in.scale * (1.0f / out.scale);  // as the AOSP path forms it
-        const float bias = -static_cast<float>(in.zero_point + offset) * scale;
-        constexpr std::int32_t lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
-        for (std::size_t i = 0; i < run; ++i) {
-          const std::int32_t v =
-              static_cast<std::int32_t>(std::round(static_cast<float>(src[i] + offset) * scale + bias)) +
-              out.zero_point;
-          dst[i] = static_cast<S>(v < lo ? lo : (v > hi ? hi : v));
-        }
+      } else {
+        requantize_run<E>(src, dst, run, io.in[k], io.out[0]);
       }
     }
     base += run;
   }
 }
 
+/// reference() over chunks of the outer rows (in parallel for large outputs), each input's
+/// runs of a chunk moved by one kernels::copy_rows (or requantized run by run).
+template <types::element E>
+void rows(const kernel_io& io) {
+  using S = typename E::storage;
+  const std::size_t n = io.in.size() - 1;
+  const auto a = static_cast<std::size_t>(io.scalar<std::int32_t>(n));
+  const auto& od = io.out[0].dims;
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < a; ++d) outer *= od[d];
+  for (std::size_t d = a + 1; d < od.size(); ++d) inner *= od[d];
+  const std::size_t out_run = od[a] * inner * sizeof(S);
+  const std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 20) / std::max<std::size_t>(out_run, 1));
+  for_chunks(io, outer, grain, [&](std::size_t b, std::size_t e) {
+    std::size_t base = 0;  // byte offset of this input's run inside an output run
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t run = io.in[k].dims[a] * inner * sizeof(S);
+      std::byte* dst = io.out_data[0] + b * out_run + base;
+      const std::byte* src = io.in[k].value + b * run;
+      if (!rescaled<E>(io, k)) kernels::copy_rows(dst, out_run, src, static_cast<std::ptrdiff_t>(run), e - b, run);
+      else
+        for (std::size_t o = b; o < e; ++o, dst += out_run, src += run)
+          requantize_run<E>(reinterpret_cast<const S*>(src), reinterpret_cast<S*>(dst), run / sizeof(S), io.in[k],
+                            io.out[0]);
+      base += run;
+    }
+  });
+}
+
 inline types::result<kernel> bind(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
-                                                                  []<class E>(E) { return kernel{reference<E>}; });
+                                                                  []<class E>(E) { return kernel{rows<E>}; });
 }
 
 }  // namespace nnhal::ops::concatenation

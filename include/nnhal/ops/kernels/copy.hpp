@@ -12,6 +12,11 @@
 #include <span>
 
 #include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/simd/cpu.hpp"
+
+#if NNHAL_HAVE_X86_KERNELS
+#include <immintrin.h>
+#endif
 
 namespace nnhal::ops::kernels {
 
@@ -110,8 +115,35 @@ inline strided_source simplify(const strided_source& in) noexcept {
 
 }  // namespace detail
 
+#if NNHAL_HAVE_X86_KERNELS
+NNHAL_TARGET_AVX512 inline void copy_rows_avx512(std::byte* dst, std::size_t ds, const std::byte* src,
+                                                 std::ptrdiff_t ss, std::size_t rows, std::size_t bytes) noexcept {
+  const std::size_t full = bytes / 64 * 64;
+  const __mmask64 tail = (__mmask64{1} << (bytes % 64)) - 1;
+  for (std::size_t r = 0; r < rows; ++r) {  // pointers formed per row: never past the last one
+    std::byte* d = dst + r * ds;
+    const std::byte* s = src + static_cast<std::ptrdiff_t>(r) * ss;
+    for (std::size_t i = 0; i < full; i += 64) _mm512_storeu_si512(d + i, _mm512_loadu_si512(s + i));
+    if (tail) _mm512_mask_storeu_epi8(d + full, tail, _mm512_maskz_loadu_epi8(tail, s + full));
+  }
+}
+#endif
+
+/// `rows` runs of `bytes` bytes, `ss` bytes apart in src (may be negative), to `ds` bytes
+/// apart in dst (e.g. each input's share of the output rows of CONCATENATION). Short runs
+/// are moved by vector loads and stores in line rather than a memcpy call each.
+inline void copy_rows(std::byte* dst, std::size_t ds, const std::byte* src, std::ptrdiff_t ss, std::size_t rows,
+                      std::size_t bytes) noexcept {
+  if (bytes == 0) return;
+#if NNHAL_HAVE_X86_KERNELS
+  if (bytes <= 512 && simd::cpu().avx512) return copy_rows_avx512(dst, ds, src, ss, rows, bytes);
+#endif
+  for (std::size_t r = 0; r < rows; ++r) std::memcpy(dst + r * ds, src + static_cast<std::ptrdiff_t>(r) * ss, bytes);
+}
+
 /// Copies the elements `src` walks, in row-major order, densely into `dst`. Returns the
 /// number of bytes written. Never touches memory outside the walk and the dense output.
+/// Contiguous innermost runs are moved a dimension of them at a time (copy_rows).
 inline std::size_t copy_strided(std::byte* dst, const strided_source& src, std::size_t es) noexcept {
   for (std::size_t d = 0; d < src.rank; ++d)
     if (src.extent[d] == 0) return 0;
@@ -124,25 +156,29 @@ inline std::size_t copy_strided(std::byte* dst, const strided_source& src, std::
   const std::size_t inner = s.extent[last];
   const bool contiguous = s.stride[last] == static_cast<std::ptrdiff_t>(es);
   const std::size_t run_bytes = inner * es;
+  // One block: the last dimension, or the last two when its runs are contiguous.
+  const std::size_t block_dims = contiguous && s.rank >= 2 ? 2 : 1, first = s.rank - block_dims;
+  const std::size_t rows = block_dims == 2 ? s.extent[first] : 1;
   std::size_t outer = 1;
-  for (std::size_t d = 0; d < last; ++d) outer *= s.extent[d];
+  for (std::size_t d = 0; d < first; ++d) outer *= s.extent[d];
   std::array<std::size_t, max_copy_rank> idx{};
   const std::byte* p = s.base;
   std::byte* q = dst;
   for (std::size_t o = 0; o < outer; ++o) {
-    if (contiguous) std::memcpy(q, p, run_bytes);
+    if (block_dims == 2) copy_rows(q, run_bytes, p, s.stride[first], rows, run_bytes);
+    else if (contiguous) std::memcpy(q, p, run_bytes);
     else detail::copy_elements(q, p, inner, s.stride[last], es);
-    q += run_bytes;
-    if (o + 1 == outer) break;  // do not step the source pointer past its last run
+    q += rows * run_bytes;
+    if (o + 1 == outer) break;  // do not step the source pointer past its last block
     // Odometer over the outer dimensions.
-    for (std::size_t d = last; d-- > 0;) {
+    for (std::size_t d = first; d-- > 0;) {
       p += s.stride[d];
       if (++idx[d] < s.extent[d]) break;
       idx[d] = 0;
       p -= s.stride[d] * static_cast<std::ptrdiff_t>(s.extent[d]);
     }
   }
-  return outer * run_bytes;
+  return outer * rows * run_bytes;
 }
 
 namespace detail {
