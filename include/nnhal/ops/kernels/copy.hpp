@@ -183,22 +183,134 @@ inline std::size_t copy_strided(std::byte* dst, const strided_source& src, std::
 
 namespace detail {
 
-// One batch of a dense 2-D transpose: dst[c][r] = src[r][c], in square tiles so both sides
-// stay within a few cache lines; elements of ES bytes.
+// dst[c][r] = src[r][c] for r in [r0, r1), c in [c0, c1) of one batch [rows, cols],
+// elements of ES bytes, in square tiles so both sides stay within a few cache lines.
 template <std::size_t ES>
-inline void transpose_tiles(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols) noexcept {
+inline void transpose_region(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols, std::size_t r0,
+                             std::size_t r1, std::size_t c0, std::size_t c1) noexcept {
   constexpr std::size_t tile = ES >= 4 ? 16 : 32;
-  for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
-    const std::size_t r1 = std::min(rows, r0 + tile);
-    for (std::size_t c0 = 0; c0 < cols; c0 += tile) {
-      const std::size_t c1 = std::min(cols, c0 + tile);
-      for (std::size_t c = c0; c < c1; ++c) {
-        std::byte* out = dst + (c * rows + r0) * ES;
-        const std::byte* in = src + (r0 * cols + c) * ES;
-        for (std::size_t r = r0; r < r1; ++r, out += ES, in += cols * ES) std::memcpy(out, in, ES);
+  for (std::size_t tr = r0; tr < r1; tr += tile) {
+    const std::size_t tr1 = std::min(r1, tr + tile);
+    for (std::size_t tc = c0; tc < c1; tc += tile) {
+      const std::size_t tc1 = std::min(c1, tc + tile);
+      for (std::size_t c = tc; c < tc1; ++c) {
+        std::byte* out = dst + (c * rows + tr) * ES;
+        const std::byte* in = src + (tr * cols + c) * ES;
+        for (std::size_t r = tr; r < tr1; ++r, out += ES, in += cols * ES) std::memcpy(out, in, ES);
       }
     }
   }
+}
+
+#if NNHAL_HAVE_X86_KERNELS
+// The 16 x 16 block of 4-byte elements at src (rows `ss` bytes apart) transposed to dst
+// (rows `ds` bytes apart): pairs of rows interleaved by element, then by element pair, then
+// 128-bit lanes exchanged in two rounds (64 shuffles for 16 vectors).
+NNHAL_TARGET_AVX512 inline void transpose_16x16_x32(std::byte* dst, std::size_t ds, const std::byte* src,
+                                                    std::size_t ss) noexcept {
+  // (maskz forms with every lane set: GCC 12 reports the plain forms' pass-through operand
+  // as uninitialized)
+  constexpr __mmask16 all16 = 0xffff;
+  constexpr __mmask8 all8 = 0xff;
+  __m512 r[16], t[16];
+  for (std::size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ss);
+  for (std::size_t k = 0; k < 8; ++k) {
+    t[2 * k] = _mm512_maskz_unpacklo_ps(all16, r[2 * k], r[2 * k + 1]);
+    t[2 * k + 1] = _mm512_maskz_unpackhi_ps(all16, r[2 * k], r[2 * k + 1]);
+  }
+  // u[4m + c], 128-bit lane L: column 4L + c of rows 4m .. 4m + 3.
+  for (std::size_t m = 0; m < 4; ++m) {
+    const __m512d a = _mm512_castps_pd(t[4 * m]), b = _mm512_castps_pd(t[4 * m + 1]);
+    const __m512d c = _mm512_castps_pd(t[4 * m + 2]), d = _mm512_castps_pd(t[4 * m + 3]);
+    r[4 * m] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(all8, a, c));
+    r[4 * m + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(all8, a, c));
+    r[4 * m + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(all8, b, d));
+    r[4 * m + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(all8, b, d));
+  }
+  for (std::size_t c = 0; c < 4; ++c) {  // lanes L of r[c], r[4 + c], r[8 + c], r[12 + c]: column 4L + c
+    const __m512 v0 = _mm512_maskz_shuffle_f32x4(all16, r[c], r[4 + c], 0x88);
+    const __m512 v1 = _mm512_maskz_shuffle_f32x4(all16, r[c], r[4 + c], 0xdd);
+    const __m512 v2 = _mm512_maskz_shuffle_f32x4(all16, r[8 + c], r[12 + c], 0x88);
+    const __m512 v3 = _mm512_maskz_shuffle_f32x4(all16, r[8 + c], r[12 + c], 0xdd);
+    _mm512_storeu_ps(dst + c * ds, _mm512_maskz_shuffle_f32x4(all16, v0, v2, 0x88));
+    _mm512_storeu_ps(dst + (4 + c) * ds, _mm512_maskz_shuffle_f32x4(all16, v1, v3, 0x88));
+    _mm512_storeu_ps(dst + (8 + c) * ds, _mm512_maskz_shuffle_f32x4(all16, v0, v2, 0xdd));
+    _mm512_storeu_ps(dst + (12 + c) * ds, _mm512_maskz_shuffle_f32x4(all16, v1, v3, 0xdd));
+  }
+}
+
+// The 8 x 64 block of bytes at src (rows `ss` bytes apart) transposed to 64 rows of 8
+// bytes at dst (`ds` bytes apart): the 8 x 8 matrix of 8-byte pieces transposed across
+// the registers (three rounds of 64-bit permutes), then each piece's 8 x 8 bytes by one
+// vpermb.
+NNHAL_TARGET_AVX512_VBMI inline void transpose_8x64_x8(std::byte* dst, std::size_t ds, const std::byte* src,
+                                                       std::size_t ss) noexcept {
+  __m512i r[8], t[8];
+  for (std::size_t i = 0; i < 8; ++i) r[i] = _mm512_loadu_si512(src + i * ss);
+  // Round with distance h: rows i and i + h exchange the pieces whose index has bit h
+  // set in the first and clear in the second.
+  const __m512i lo1 = _mm512_set_epi64(14, 6, 12, 4, 10, 2, 8, 0), hi1 = _mm512_set_epi64(15, 7, 13, 5, 11, 3, 9, 1);
+  const __m512i lo2 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  const __m512i lo4 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), hi4 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+  for (std::size_t i = 0; i < 8; i += 2) {
+    t[i] = _mm512_permutex2var_epi64(r[i], lo1, r[i + 1]);
+    t[i + 1] = _mm512_permutex2var_epi64(r[i], hi1, r[i + 1]);
+  }
+  for (std::size_t i : {0, 1, 4, 5}) {
+    r[i] = _mm512_permutex2var_epi64(t[i], lo2, t[i + 2]);
+    r[i + 2] = _mm512_permutex2var_epi64(t[i], hi2, t[i + 2]);
+  }
+  for (std::size_t i = 0; i < 4; ++i) {
+    t[i] = _mm512_permutex2var_epi64(r[i], lo4, r[i + 4]);
+    t[i + 4] = _mm512_permutex2var_epi64(r[i], hi4, r[i + 4]);
+  }
+  // Piece j of row i is now qword i of t[j]; out byte 8c + i <- byte 8i + c makes qword c
+  // column 8j + c of the block, stored as 8 bytes of output row 8j + c.
+  static constexpr auto swap_bytes = [] {
+    std::array<std::uint8_t, 64> a{};
+    for (std::size_t c = 0; c < 8; ++c)
+      for (std::size_t i = 0; i < 8; ++i) a[8 * c + i] = static_cast<std::uint8_t>(8 * i + c);
+    return a;
+  }();
+  const __m512i idx = _mm512_loadu_si512(swap_bytes.data());
+  for (std::size_t j = 0; j < 8; ++j) {
+    const __m512i v = _mm512_maskz_permutexvar_epi8(~__mmask64{0}, idx, t[j]);  // maskz: as above
+    std::byte* row = dst + 8 * j * ds;
+    const __m128i q[4] = {_mm512_maskz_extracti32x4_epi32(0xf, v, 0), _mm512_maskz_extracti32x4_epi32(0xf, v, 1),
+                          _mm512_maskz_extracti32x4_epi32(0xf, v, 2), _mm512_maskz_extracti32x4_epi32(0xf, v, 3)};
+    for (std::size_t c = 0; c < 8; c += 2) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(row + c * ds), q[c / 2]);
+      _mm_storeh_pd(reinterpret_cast<double*>(row + (c + 1) * ds), _mm_castsi128_pd(q[c / 2]));
+    }
+  }
+}
+#endif
+
+// One batch: full 16 x 16 blocks of 4-byte elements, or 8 x 64 blocks of bytes, by the
+// AVX-512 kernels when the CPU has them; every other element by transpose_region.
+template <std::size_t ES>
+inline void transpose_tiles(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols) noexcept {
+  std::size_t rv = 0, cv = 0;  // [0, rv) x [0, cv) done by vectors
+#if NNHAL_HAVE_X86_KERNELS
+  if constexpr (ES == 4) {
+    if (simd::cpu().avx512) {
+      rv = rows / 16 * 16;
+      cv = cols / 16 * 16;
+      for (std::size_t r = 0; r < rv; r += 16)
+        for (std::size_t c = 0; c < cv; c += 16)
+          transpose_16x16_x32(dst + (c * rows + r) * 4, rows * 4, src + (r * cols + c) * 4, cols * 4);
+    }
+  } else if constexpr (ES == 1) {
+    if (simd::cpu().avx512_vbmi) {
+      rv = rows / 8 * 8;
+      cv = cols / 64 * 64;
+      for (std::size_t c = 0; c < cv; c += 64)
+        for (std::size_t r = 0; r < rv; r += 8) transpose_8x64_x8(dst + c * rows + r, rows, src + r * cols + c, cols);
+    }
+  }
+#endif
+  transpose_region<ES>(dst, src, rows, cols, 0, rv, cv, cols);
+  transpose_region<ES>(dst, src, rows, cols, rv, rows, 0, cols);
 }
 
 }  // namespace detail
