@@ -391,15 +391,29 @@ TEST_CASE("simd: AVX-512 float32 paths equal the reference (exact ops) or stay w
 TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
   if (!nnhal::simd::cpu().avx512) return;
   std::mt19937 rng(0x0512);
-  for (std::size_t n : {1, 5, 15, 16, 17, 33, 64, 100, 1000}) {
+  // Scales also at the ends of the float range: a subnormal scale, or one whose
+  // reciprocal is subnormal, takes the division; a tiny normal one, the reciprocal.
+  const std::vector<float> odd_scales{1.5e-39f, 1.2e-38f, 3e38f, 1.0f, 0.1f};
+  std::size_t case_no = 0;
+  for (std::size_t n : {1, 5, 15, 16, 17, 33, 64, 100, 1000, 4000}) {
     for (OT qt : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
-      const float s = random_scale(rng, 1e-2, 4.0);
+      const std::size_t c = case_no++;
+      const float s = c % 3 == 0 ? odd_scales[c / 3 % odd_scales.size()] : random_scale(rng, 1e-2, 4.0);
+      const bool ties = c % 2 == 0;  // else no value near a tie: whole vectors by the reciprocal
       const std::int32_t zp = std::uniform_int_distribution<std::int32_t>(static_cast<std::int32_t>(qmin(qt)),
                                                                           static_cast<std::int32_t>(qmax(qt)))(rng);
       INFO(str(qt) << " n=" << n << " scale=" << s << " zp=" << zp);
-      // Values on and next to the rounding ties, far out of range, and the special ones.
+      // Values on and next to the rounding ties (or inside the range), far out of range,
+      // and the special ones.
       std::vector<double> v = simd_values(rng, n);
-      for (std::size_t i = 0; i < n; i += 3) v[i] = (std::uniform_int_distribution<int>(-400, 400)(rng) + 0.5) * s;
+      for (std::size_t i = 0; i < n && !ties; i += 2) v[i] = std::uniform_real_distribution<double>(-300, 300)(rng) * s;
+      for (std::size_t i = 0; i < n && ties; i += 3) v[i] = (std::uniform_int_distribution<int>(-400, 400)(rng) + 0.5) * s;
+      for (std::size_t i = 1; i < n && ties; i += 3) {  // a few float steps from a tie
+        float tie = static_cast<float>((std::uniform_int_distribution<int>(-300, 300)(rng) + 0.5) * s);
+        const int steps = std::uniform_int_distribution<int>(-3, 3)(rng);
+        for (int k = 0; k < std::abs(steps); ++k) tie = std::nextafter(tie, steps < 0 ? -INFINITY : INFINITY);
+        v[i] = tie;
+      }
       const tensor f = values(OT::TENSOR_FLOAT32, {static_cast<std::uint32_t>(n)}, v);
       const tensor od = decl(qt, {}, s, zp);
       const tensor got = run_ok1(OpT::QUANTIZE, {f}, od);  // bound: AVX-512 on this CPU

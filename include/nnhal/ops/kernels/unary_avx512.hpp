@@ -9,6 +9,7 @@
 // exp512 is the shared exponential (LOGISTIC, TANH, ELU, EXP and SOFTMAX).
 #pragma once
 
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -222,13 +223,11 @@ NNHAL_TARGET_AVX512 void clamp8_loop(const S* src, S* dst, std::size_t n, std::i
   }
 }
 
-/// QUANTIZE of 16 floats to 8-bit S as quantize::quantize_value computes it: x / scale
-/// (division), rounded half away from zero, plus the zero point in float, clamped with
-/// NaN giving the maximum.
+/// The rest of QUANTIZE for 16 quotients v = x / scale (float division): rounded half away
+/// from zero, plus the zero point in float, clamped with NaN giving the maximum.
 template <class S>
-NNHAL_TARGET_AVX512 inline __m128i quantize16(__m512 x, __m512 scale, __m512 zero_point) {
+NNHAL_TARGET_AVX512 inline __m128i quantize16_round(__m512 v, __m512 zero_point) {
   constexpr int exact = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  const __m512 v = _mm512_maskz_div_round_ps(all16, x, scale, exact);
   // std::round: the truncation, plus one away from zero when the dropped part (exact) is
   // at least one half.
   const __m512 t = _mm512_maskz_roundscale_ps(all16, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -244,11 +243,86 @@ NNHAL_TARGET_AVX512 inline __m128i quantize16(__m512 x, __m512 scale, __m512 zer
   return _mm512_maskz_cvtepi32_epi8(all16, _mm512_maskz_cvttps_epi32(all16, c));
 }
 
-/// QUANTIZE float32 to 8-bit S over n elements.
+/// QUANTIZE of 16 floats to 8-bit S as quantize::quantize_value computes it.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m128i quantize16(__m512 x, __m512 scale, __m512 zero_point) {
+  return quantize16_round<S>(_mm512_maskz_div_round_ps(all16, x, scale, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                             zero_point);
+}
+
+/// Whether quantize16_recip may stand in for quantize16 at this scale: the scale and its
+/// float reciprocal are normal numbers.
+inline bool quantize_by_reciprocal(float scale) noexcept {
+  return std::isnormal(scale) && std::isnormal(1.0f / scale);
+}
+
+/// quantize16 with the division replaced by q = x * (1 / scale) + zero point (one fused
+/// multiply-add), bit for bit the same. Within reach of the output range (|x / scale| <
+/// 2^9; beyond it both clamp alike) q is within 2^-13 of the true quotient plus the zero
+/// point and the float division within 2^-15 of the true quotient, so both round to the
+/// same integer unless q lies within 2^-12 of a half; away from halves, rounding to
+/// nearest also equals rounding half away from zero, so one conversion does it. A vector
+/// with a lane near a half (rare) goes through quantize16 instead.
+template <class S>
+NNHAL_TARGET_AVX512 inline __m128i quantize16_recip(__m512 x, __m512 scale, __m512 recip, __m512 zero_point) {
+  constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512 q = _mm512_maskz_fmadd_round_ps(all16, x, recip, zero_point, nearest);
+  const __m512 off = magnitude(_mm512_maskz_reduce_round_ps(all16, q, nearest, _MM_FROUND_NO_EXC));  // q - round(q)
+  if (_mm512_cmp_ps_mask(off, _mm512_set1_ps(0.5f - 0x1p-12f), _CMP_GT_OQ)) return quantize16<S>(x, scale, zero_point);
+  constexpr float lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
+  // min before max: NaN gives hi, as in quantize16_round.
+  const __m512 c = _mm512_maskz_max_ps(all16, _mm512_maskz_min_ps(all16, q, _mm512_set1_ps(hi)), _mm512_set1_ps(lo));
+  return _mm512_maskz_cvtepi32_epi8(all16, _mm512_maskz_cvt_roundps_epi32(all16, c, nearest));
+}
+
+/// QUANTIZE float32 to 8-bit S over n elements. With quantize16_recip's reciprocal, 64 at
+/// a time: the four vectors' checks share one branch, and two rounds of saturating packs
+/// (then one permute back to element order) make the bytes, the saturation doing the lower
+/// clamp (a value below the range, or -inf, converts to a negative int32).
 template <class S>
 NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, float scale, std::int32_t zero_point) {
+  constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m512 vs = _mm512_set1_ps(scale), vz = _mm512_set1_ps(static_cast<float>(zero_point));
   std::size_t i = 0;
+  if (quantize_by_reciprocal(scale)) {
+    const __m512 vr = _mm512_set1_ps(1.0f / scale);
+    const __m512 hi = _mm512_set1_ps(static_cast<float>(std::numeric_limits<S>::max()));
+    const __m512 half = _mm512_set1_ps(0.5f - 0x1p-12f);
+    // 128-bit lane L of the packed bytes holds elements 4L .. 4L + 3 of each vector in turn.
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    for (; i + 64 <= n; i += 64) {
+      __m512 q[4];
+      __mmask16 near = 0;
+#pragma GCC unroll 4
+      for (std::size_t k = 0; k < 4; ++k) {
+        q[k] = _mm512_maskz_fmadd_round_ps(all16, _mm512_loadu_ps(src + i + 16 * k), vr, vz, nearest);
+        const __m512 off = magnitude(_mm512_maskz_reduce_round_ps(all16, q[k], nearest, _MM_FROUND_NO_EXC));
+        near |= _mm512_cmp_ps_mask(off, half, _CMP_GT_OQ);
+      }
+      if (near) {
+#pragma GCC unroll 4
+        for (std::size_t k = 0; k < 4; ++k)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + 16 * k),
+                           quantize16<S>(_mm512_loadu_ps(src + i + 16 * k), vs, vz));
+        continue;
+      }
+      __m512i v[4];
+#pragma GCC unroll 4
+      for (std::size_t k = 0; k < 4; ++k)  // min first: NaN gives hi
+        v[k] = _mm512_maskz_cvt_roundps_epi32(all16, _mm512_maskz_min_ps(all16, q[k], hi), nearest);
+      constexpr __mmask32 all32 = ~__mmask32{0};
+      __m512i bytes;
+      if constexpr (std::is_signed_v<S>)
+        bytes = _mm512_maskz_packs_epi16(all64, _mm512_maskz_packs_epi32(all32, v[0], v[1]),
+                                         _mm512_maskz_packs_epi32(all32, v[2], v[3]));
+      else
+        bytes = _mm512_maskz_packus_epi16(all64, _mm512_maskz_packus_epi32(all32, v[0], v[1]),
+                                          _mm512_maskz_packus_epi32(all32, v[2], v[3]));
+      _mm512_storeu_si512(dst + i, _mm512_maskz_permutexvar_epi32(all16, order, bytes));
+    }
+    for (; i + 16 <= n; i += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), quantize16_recip<S>(_mm512_loadu_ps(src + i), vs, vr, vz));
+  }
 #pragma GCC unroll 2
   for (; i + 16 <= n; i += 16)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), quantize16<S>(_mm512_loadu_ps(src + i), vs, vz));
