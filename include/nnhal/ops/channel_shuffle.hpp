@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
 #include "nnhal/ops/kernel.hpp"
@@ -148,32 +147,20 @@ inline std::shared_ptr<const wide_plan> make_wide_plan(std::size_t channels, std
   return p;
 }
 
-/// Lane types of the wide permutes: 32-bit, 16-bit and 8-bit lanes, n per vector.
-struct lanes32 {
-  static constexpr std::size_t n = 16;
+/// Lanes of `Bytes` bytes (4, 2 or 1) for the wide permutes, n per vector.
+template <std::size_t Bytes>
+struct lanes {
+  static constexpr std::size_t n = 64 / Bytes;
   NNHAL_TARGET_AVX512_VBMI static __m512i permute(__m512i a, __m512i idx, __m512i b) {
-    return _mm512_permutex2var_epi32(a, idx, b);
+    if constexpr (Bytes == 4) return _mm512_permutex2var_epi32(a, idx, b);
+    else if constexpr (Bytes == 2) return _mm512_permutex2var_epi16(a, idx, b);
+    else return _mm512_permutex2var_epi8(a, idx, b);
   }
+  /// v's lanes set in k over r.
   NNHAL_TARGET_AVX512_VBMI static __m512i blend(__m512i r, std::uint64_t k, __m512i v) {
-    return _mm512_mask_mov_epi32(r, static_cast<__mmask16>(k), v);
-  }
-};
-struct lanes16 {
-  static constexpr std::size_t n = 32;
-  NNHAL_TARGET_AVX512_VBMI static __m512i permute(__m512i a, __m512i idx, __m512i b) {
-    return _mm512_permutex2var_epi16(a, idx, b);
-  }
-  NNHAL_TARGET_AVX512_VBMI static __m512i blend(__m512i r, std::uint64_t k, __m512i v) {
-    return _mm512_mask_mov_epi16(r, static_cast<__mmask32>(k), v);
-  }
-};
-struct lanes8 {
-  static constexpr std::size_t n = 64;
-  NNHAL_TARGET_AVX512_VBMI static __m512i permute(__m512i a, __m512i idx, __m512i b) {
-    return _mm512_permutex2var_epi8(a, idx, b);
-  }
-  NNHAL_TARGET_AVX512_VBMI static __m512i blend(__m512i r, std::uint64_t k, __m512i v) {
-    return _mm512_mask_mov_epi8(r, k, v);
+    if constexpr (Bytes == 4) return _mm512_mask_mov_epi32(r, static_cast<__mmask16>(k), v);
+    else if constexpr (Bytes == 2) return _mm512_mask_mov_epi16(r, static_cast<__mmask32>(k), v);
+    else return _mm512_mask_mov_epi8(r, k, v);
   }
 };
 
@@ -278,9 +265,9 @@ NNHAL_TARGET_AVX512_VBMI void zip_groups(const std::uint8_t* src, std::uint8_t* 
   }
 }
 
-/// Lanes of the wide permutes for elements of `Size` bytes.
+/// Lanes of the wide permutes for elements of `Size` bytes (as make_wide_plan's unit).
 template <std::size_t Size>
-using lanes_for = std::conditional_t<Size % 4 == 0, lanes32, std::conditional_t<Size % 2 == 0, lanes16, lanes8>>;
+using lanes_for = lanes<Size % 4 == 0 ? 4 : Size % 2 == 0 ? 2 : 1>;
 
 /// Along the last axis on AVX512-VBMI: pixels of up to 128 bytes (e.g. 128 quant8 or 32
 /// float32 channels) by shuffle_small_pixels; wider ones by zip_pixels when there are 2 to

@@ -93,9 +93,9 @@ void rows(const kernel_io& io) {
       const std::byte* src = io.in[k].value + b * run;
       if (!rescaled<E>(io, k)) kernels::copy_rows(dst, out_run, src, static_cast<std::ptrdiff_t>(run), e - b, run);
       else
-        for (std::size_t o = b; o < e; ++o, dst += out_run, src += run)
-          requantize_run<E>(reinterpret_cast<const S*>(src), reinterpret_cast<S*>(dst), run / sizeof(S), io.in[k],
-                            io.out[0]);
+        for (std::size_t o = 0; o < e - b; ++o)
+          requantize_run<E>(reinterpret_cast<const S*>(src + o * run), reinterpret_cast<S*>(dst + o * out_run),
+                            run / sizeof(S), io.in[k], io.out[0]);
       base += run;
     }
   });

@@ -280,7 +280,8 @@ NNHAL_TARGET_AVX512_VBMI inline void transpose_8x64_x8(std::byte* dst, std::size
                           _mm512_maskz_extracti32x4_epi32(0xf, v, 2), _mm512_maskz_extracti32x4_epi32(0xf, v, 3)};
     for (std::size_t c = 0; c < 8; c += 2) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(row + c * ds), q[c / 2]);
-      _mm_storeh_pd(reinterpret_cast<double*>(row + (c + 1) * ds), _mm_castsi128_pd(q[c / 2]));
+      // (not _mm_storeh_pd: it stores through a double*, which need not be aligned here)
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(row + (c + 1) * ds), _mm_unpackhi_epi64(q[c / 2], q[c / 2]));
     }
   }
 }
