@@ -6,7 +6,7 @@
 #   scripts/bench.sh [BENCH_NAME_REGEX] [extra benchmark flags...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-NNHAL_EXTRA_PACKAGES="libxnnpack-dev libpthreadpool-dev libdnnl-dev" bash scripts/install-deps.sh
+NNHAL_EXTRA_PACKAGES="libxnnpack-dev libpthreadpool-dev libdnnl-dev ocl-icd-opencl-dev" bash scripts/install-deps.sh
 filter=${1:-.}
 shift || true
 cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DNNHAL_BUILD_BENCH=ON \

@@ -27,13 +27,22 @@ constexpr std::uint32_t l2_bytes = 64u << 10, dram_bytes = 64u << 20;
 
 // --- nnhal -------------------------------------------------------------------------------
 
-void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n, std::size_t cores) {
-  std::vector<operand_spec> ins{{dt.type, {n}, dt.scale, dt.zero_point}, {dt.type, {n}, dt.scale, dt.zero_point}};
+/// Quantized binary cases: input 1's and the output's scales relative to input 0's. Equal
+/// inputs and a doubled output make every sum a whole or half step; "mixed" ratios are
+/// what a residual ADD of two differently quantized branches looks like.
+struct scale_ratios {
+  float in1 = 1.0f, out = 2.0f;
+};
+
+void nnhal_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n, std::size_t cores,
+                  scale_ratios ratios) {
+  std::vector<operand_spec> ins{{dt.type, {n}, dt.scale, dt.zero_point},
+                                {dt.type, {n}, dt.scale * ratios.in1, dt.zero_point}};
   if (op != OperationType::MAXIMUM && op != OperationType::MINIMUM)
     ins.push_back(scalar<std::int32_t>(OperandType::INT32, 0));  // no fused activation
   fixture_options options;
   options.cores = cores;
-  op_fixture f(op, std::move(ins), {{dt.type, {n}, dt.scale * 2, dt.zero_point}}, options);
+  op_fixture f(op, std::move(ins), {{dt.type, {n}, dt.scale * ratios.out, dt.zero_point}}, options);
   if (f.time(state)) report_traffic(state, f.bytes_moved());
 }
 
@@ -78,7 +87,8 @@ void nnhal_unary(benchmark::State& state, const unary_case& c, std::uint32_t n, 
 #if NNHAL_BENCH_XNNPACK
 /// Creates, sets up and runs one XNNPACK element-wise binary operator on 1-D inputs; skipped
 /// where XNNPACK has no such operator for the type.
-void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n, std::size_t cores) {
+void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, std::uint32_t n, std::size_t cores,
+                    scale_ratios ratios) {
   pthreadpool_t threads = xnn_threads(cores);
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
@@ -128,15 +138,15 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
     const auto zp = static_cast<std::uint8_t>(dt.zero_point);
     switch (op) {
       case OperationType::ADD:
-        s = xnn_create_add_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
+        s = xnn_create_add_nd_qu8(zp, dt.scale, zp, dt.scale * ratios.in1, zp, dt.scale * ratios.out, 0, 255, 0, &o);
         if (s == xnn_status_success) s = xnn_setup_add_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::SUB:
-        s = xnn_create_subtract_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
+        s = xnn_create_subtract_nd_qu8(zp, dt.scale, zp, dt.scale * ratios.in1, zp, dt.scale * ratios.out, 0, 255, 0, &o);
         if (s == xnn_status_success) s = xnn_setup_subtract_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::MUL:
-        s = xnn_create_multiply_nd_qu8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, 0, 255, 0, &o);
+        s = xnn_create_multiply_nd_qu8(zp, dt.scale, zp, dt.scale * ratios.in1, zp, dt.scale * ratios.out, 0, 255, 0, &o);
         if (s == xnn_status_success) s = xnn_setup_multiply_nd_qu8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       default: break;
@@ -148,15 +158,15 @@ void xnnpack_binary(benchmark::State& state, OperationType op, dtype_spec dt, st
     const auto zp = static_cast<std::int8_t>(dt.zero_point);
     switch (op) {
       case OperationType::ADD:
-        s = xnn_create_add_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
+        s = xnn_create_add_nd_qs8(zp, dt.scale, zp, dt.scale * ratios.in1, zp, dt.scale * ratios.out, -128, 127, 0, &o);
         if (s == xnn_status_success) s = xnn_setup_add_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::SUB:
-        s = xnn_create_subtract_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
+        s = xnn_create_subtract_nd_qs8(zp, dt.scale, zp, dt.scale * ratios.in1, zp, dt.scale * ratios.out, -128, 127, 0, &o);
         if (s == xnn_status_success) s = xnn_setup_subtract_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       case OperationType::MUL:
-        s = xnn_create_multiply_nd_qs8(zp, dt.scale, zp, dt.scale, zp, dt.scale * 2, -128, 127, 0, &o);
+        s = xnn_create_multiply_nd_qs8(zp, dt.scale, zp, dt.scale * ratios.in1, zp, dt.scale * ratios.out, -128, 127, 0, &o);
         if (s == xnn_status_success) s = xnn_setup_multiply_nd_qs8(o, 1, shape, 1, shape, qa, qb, qy, threads);
         break;
       default: break;
@@ -293,16 +303,28 @@ int register_all() {
         const std::uint32_t n = bytes / static_cast<std::uint32_t>(types::type_info(dt.type).element_size);
         const std::string base = std::string("elementwise/") + c.name + "/" + dt.name + "/" + std::to_string(n) + "/";
         for (std::size_t cores : cores_for(bytes)) {
-          auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_binary, c.op, dt, n, cores);
+          auto* b = benchmark::RegisterBenchmark((base + "nnhal" + cores_suffix(cores)).c_str(), nnhal_binary, c.op, dt, n,
+                                                 cores, scale_ratios{});
           if (cores > 1) b->UseRealTime();
 #if NNHAL_BENCH_XNNPACK
-          auto* x = benchmark::RegisterBenchmark((base + "xnnpack" + cores_suffix(cores)).c_str(), xnnpack_binary, c.op, dt, n, cores);
+          auto* x = benchmark::RegisterBenchmark((base + "xnnpack" + cores_suffix(cores)).c_str(), xnnpack_binary, c.op, dt,
+                                                 n, cores, scale_ratios{});
           if (cores > 1) x->UseRealTime();
 #endif
         }
       }
     }
   }
+  // Quantized ADD / SUB with mixed scales (L2-sized, one thread): names end in _mixed.
+  for (const char* name : {"add", "sub"})
+    for (auto dt : {qu8, qs8}) {
+      const OperationType op = name[0] == 'a' ? OperationType::ADD : OperationType::SUB;
+      const std::string base = std::string("elementwise/") + name + "/" + dt.name + "_mixed/" + std::to_string(l2_bytes) + "/";
+      benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_binary, op, dt, l2_bytes, 1, scale_ratios{0.83f, 1.5f});
+#if NNHAL_BENCH_XNNPACK
+      benchmark::RegisterBenchmark((base + "xnnpack").c_str(), xnnpack_binary, op, dt, l2_bytes, 1, scale_ratios{0.83f, 1.5f});
+#endif
+    }
   for (const unary_case& c : unary_cases) {
     for (std::uint32_t bytes : {l2_bytes, dram_bytes}) {
       const std::uint32_t n = bytes / static_cast<std::uint32_t>(types::type_info(c.in.type).element_size);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -952,6 +953,76 @@ TEST_CASE("AVX-512 quant8 ADD, SUB and MUL equal the reference bit for bit") {
         if (type == OT::TENSOR_QUANT8_ASYMM) entries(ty::qu8{});
         else entries(ty::qs8{});
       }
+}
+
+// ADD and SUB run a linear form of the stored values where make_quant_params found one that
+// equals the AOSP arithmetic (with a band of values near a half computed the AOSP way).
+// Every pair of stored values, for scales random and structured (equal, powers of two,
+// ratios whose sums fall on halves): each kind of form must occur, and all must equal the
+// reference.
+TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on every pair of values") {
+  namespace ops = nnhal::ops;
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(0x11F0);
+  int exact = 0, banded = 0, unused = 0;
+  for (int i = 0; i < 48; ++i) {
+    const OpT op = i % 2 ? OpT::SUB : OpT::ADD;
+    const OT type = i % 4 < 2 ? OT::TENSOR_QUANT8_ASYMM : OT::TENSOR_QUANT8_ASYMM_SIGNED;
+    const bool is_signed = type == OT::TENSOR_QUANT8_ASYMM_SIGNED;
+    const std::int32_t lo = is_signed ? -128 : 0;
+    // Every eighth case: scales with about 0.7% of the pairs in the band (see the bench).
+    const bool dense = i % 8 == 7;
+    auto zp = [&] { return dense ? lo + 128 : static_cast<std::int32_t>(uni(rng, lo, lo + 255)); };
+    const float s0 = dense ? 0.05f : std::uniform_real_distribution<float>(0.002f, 0.3f)(rng);
+    static constexpr float ratios[][2] = {{1.0f, 2.0f}, {1.0f, 1.0f}, {0.75f, 1.5f}, {0.5f, 0.25f}, {0.83f, 1.5f}};
+    float s1, so;
+    if (dense) {
+      s1 = s0 * 0.83f;
+      so = s0 * 1.5f;
+    } else if (i % 3 == 0) {
+      s1 = s0 * ratios[(i / 3) % 5][0];
+      so = s0 * ratios[(i / 3) % 5][1];
+    } else {
+      s1 = std::uniform_real_distribution<float>(0.002f, 0.3f)(rng);
+      so = std::uniform_real_distribution<float>(0.002f, 0.3f)(rng);
+    }
+    // All 2^16 pairs: x down the rows and y along them, with input 0 broadcast along the
+    // rows, or both full-sized with the pairs in random order (so the AOSP-way vectors
+    // fall anywhere in the kernel's blocks).
+    const bool broadcast = i % 6 < 3 && !dense;
+    tensor a = make_tensor(type, broadcast ? dims_t{256, 1} : dims_t{256, 256}, s0, zp());
+    tensor b = make_tensor(type, broadcast ? dims_t{1, 256} : dims_t{256, 256}, s1, zp());
+    std::vector<std::size_t> pairs(256 * 256);
+    std::iota(pairs.begin(), pairs.end(), std::size_t{0});
+    if (!broadcast) std::shuffle(pairs.begin(), pairs.end(), rng);
+    for (std::size_t k = 0; k < a.count(); ++k) a.put(k, static_cast<double>(lo + (broadcast ? k : pairs[k] / 256)));
+    for (std::size_t k = 0; k < b.count(); ++k) b.put(k, static_cast<double>(lo + pairs[k] % 256));
+    const tensor out = decl(type, {256, 256}, so, zp());
+    const std::vector<tensor> ins{a, b, scalar_i32(i % 4)};
+    const auto p = op == OpT::SUB ? ops::sub::make_quant_params(desc_of(a), desc_of(b), desc_of(out))
+                                  : ops::add::make_quant_params(desc_of(a), desc_of(b), desc_of(out));
+    (p.linear.band == 0 ? exact : p.linear.band > 0 ? banded : unused) += 1;
+    INFO(str(op) << " " << str(type) << " scales " << s0 << " " << s1 << " " << so << " zero points " << a.zp << " "
+                 << b.zp << " " << out.zp << " band " << p.linear.band << " shift " << p.linear.shift);
+    auto check = [&](auto tag) {
+      using E = decltype(tag);
+      tensor v, r;
+      if (op == OpT::SUB) {
+        v = run_entry1(op, [&](const ops::kernel_io& io) { ops::sub::vectorized<E>(io, p); }, ins, out);
+        r = run_entry1(op, [&](const ops::kernel_io& io) { ops::sub::reference<E>(io, p); }, ins, out);
+      } else {
+        v = run_entry1(op, [&](const ops::kernel_io& io) { ops::add::vectorized<E>(io, p); }, ins, out);
+        r = run_entry1(op, [&](const ops::kernel_io& io) { ops::add::reference<E>(io, p); }, ins, out);
+      }
+      CHECK(same_bytes(v, r) == "");
+    };
+    if (is_signed) check(ty::qs8{});
+    else check(ty::qu8{});
+  }
+  MESSAGE("linear forms: " << exact << " exact everywhere, " << banded << " with a band, " << unused << " not used");
+  CHECK(exact > 0);
+  CHECK(banded > 0);
+  CHECK(unused > 0);
 }
 
 TEST_CASE("quant8 arithmetic split into parallel chunks equals the one-chunk result") {

@@ -18,9 +18,9 @@ using quant_params = add::quant_params;
 /// ADD's multipliers with input 1's negated. Negating the Q31 mantissa (rather than the
 /// rescaled value) matters: the fixed-point rounding is not symmetric around zero.
 inline quant_params make_quant_params(const operand_desc& a, const operand_desc& b, const operand_desc& o) {
-  quant_params p = add::make_quant_params(a, b, o);
+  quant_params p = add::make_multipliers(a, b, o);
   p.in1.mantissa_q31 = -p.in1.mantissa_q31;
-  return p;
+  return add::with_linear_form(p, a.type);
 }
 
 /// a - b in two's complement (TENSOR_INT32 wraps instead of overflowing).
