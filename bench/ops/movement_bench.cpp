@@ -194,7 +194,8 @@ bool xnnpack_has(const move_case& c, dtype_spec dt) {
 
 int register_all() {
   for (const auto& c : cases) {
-    for (auto dt : {f32, qu8}) {
+    for (auto dt : {f32, f16, qu8}) {
+      if (dt.type == f16.type && c.k != kind::transpose) continue;  // float16: TRANSPOSE only
       const std::string base = std::string("movement/") + c.op + "/" + dt.name + "/" + c.shape + "/";
       benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_move, c, dt);
 #if NNHAL_BENCH_XNNPACK

@@ -163,6 +163,7 @@ struct dtype_spec {
   std::int32_t zero_point;
 };
 inline constexpr dtype_spec f32{"f32", types::OperandType::TENSOR_FLOAT32, 0.0f, 0};
+inline constexpr dtype_spec f16{"f16", types::OperandType::TENSOR_FLOAT16, 0.0f, 0};
 inline constexpr dtype_spec qu8{"qu8", types::OperandType::TENSOR_QUANT8_ASYMM, 0.05f, 128};
 inline constexpr dtype_spec qs8{"qs8", types::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.05f, 0};
 

@@ -203,22 +203,24 @@ inline void transpose_region(std::byte* dst, const std::byte* src, std::size_t r
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-// The 16 x 16 block of 4-byte elements at src (rows `ss` bytes apart) transposed to dst
-// (rows `ds` bytes apart): pairs of rows interleaved by element, then by element pair, then
-// 128-bit lanes exchanged in two rounds (64 shuffles for 16 vectors).
-NNHAL_TARGET_AVX512 inline void transpose_16x16_x32(std::byte* dst, std::size_t ds, const std::byte* src,
-                                                    std::size_t ss) noexcept {
+// The 16 x 16 block of 4-byte elements at src (rows `ss` bytes apart) transposed in
+// registers: r[j] becomes column j. Pairs of rows interleaved by element, then by element
+// pair, then 128-bit lanes exchanged in two rounds (64 shuffles for 16 vectors).
+NNHAL_TARGET_AVX512 inline void transpose_16x16_x32_load(__m512 (&r)[16], const std::byte* src, std::size_t ss) noexcept {
   // (maskz forms with every lane set: GCC 12 reports the plain forms' pass-through operand
   // as uninitialized)
   constexpr __mmask16 all16 = 0xffff;
   constexpr __mmask8 all8 = 0xff;
-  __m512 r[16], t[16];
+  __m512 t[16];
+#pragma GCC unroll 16
   for (std::size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ss);
+#pragma GCC unroll 8
   for (std::size_t k = 0; k < 8; ++k) {
     t[2 * k] = _mm512_maskz_unpacklo_ps(all16, r[2 * k], r[2 * k + 1]);
     t[2 * k + 1] = _mm512_maskz_unpackhi_ps(all16, r[2 * k], r[2 * k + 1]);
   }
-  // u[4m + c], 128-bit lane L: column 4L + c of rows 4m .. 4m + 3.
+  // r[4m + c], 128-bit lane L: column 4L + c of rows 4m .. 4m + 3.
+#pragma GCC unroll 4
   for (std::size_t m = 0; m < 4; ++m) {
     const __m512d a = _mm512_castps_pd(t[4 * m]), b = _mm512_castps_pd(t[4 * m + 1]);
     const __m512d c = _mm512_castps_pd(t[4 * m + 2]), d = _mm512_castps_pd(t[4 * m + 3]);
@@ -227,15 +229,45 @@ NNHAL_TARGET_AVX512 inline void transpose_16x16_x32(std::byte* dst, std::size_t 
     r[4 * m + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(all8, b, d));
     r[4 * m + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(all8, b, d));
   }
+#pragma GCC unroll 4
   for (std::size_t c = 0; c < 4; ++c) {  // lanes L of r[c], r[4 + c], r[8 + c], r[12 + c]: column 4L + c
     const __m512 v0 = _mm512_maskz_shuffle_f32x4(all16, r[c], r[4 + c], 0x88);
     const __m512 v1 = _mm512_maskz_shuffle_f32x4(all16, r[c], r[4 + c], 0xdd);
     const __m512 v2 = _mm512_maskz_shuffle_f32x4(all16, r[8 + c], r[12 + c], 0x88);
     const __m512 v3 = _mm512_maskz_shuffle_f32x4(all16, r[8 + c], r[12 + c], 0xdd);
-    _mm512_storeu_ps(dst + c * ds, _mm512_maskz_shuffle_f32x4(all16, v0, v2, 0x88));
-    _mm512_storeu_ps(dst + (4 + c) * ds, _mm512_maskz_shuffle_f32x4(all16, v1, v3, 0x88));
-    _mm512_storeu_ps(dst + (8 + c) * ds, _mm512_maskz_shuffle_f32x4(all16, v0, v2, 0xdd));
-    _mm512_storeu_ps(dst + (12 + c) * ds, _mm512_maskz_shuffle_f32x4(all16, v1, v3, 0xdd));
+    t[c] = _mm512_maskz_shuffle_f32x4(all16, v0, v2, 0x88);
+    t[4 + c] = _mm512_maskz_shuffle_f32x4(all16, v1, v3, 0x88);
+    t[8 + c] = _mm512_maskz_shuffle_f32x4(all16, v0, v2, 0xdd);
+    t[12 + c] = _mm512_maskz_shuffle_f32x4(all16, v1, v3, 0xdd);
+  }
+#pragma GCC unroll 16
+  for (std::size_t j = 0; j < 16; ++j) r[j] = t[j];
+}
+
+// The 16 x 16 block of 4-byte elements at src (rows `ss` bytes apart) transposed to dst
+// (rows `ds` bytes apart).
+NNHAL_TARGET_AVX512 inline void transpose_16x16_x32(std::byte* dst, std::size_t ds, const std::byte* src,
+                                                    std::size_t ss) noexcept {
+  __m512 r[16];
+  transpose_16x16_x32_load(r, src, ss);
+#pragma GCC unroll 16
+  for (std::size_t j = 0; j < 16; ++j) _mm512_storeu_ps(dst + j * ds, r[j]);
+}
+
+// The 16 x 32 block of 2-byte elements at src (rows `ss` bytes apart) transposed to 32 rows
+// of 16 at dst (`ds` bytes apart): transposed as 16 x 16 pairs, column j of pairs holds
+// output rows 2j (low halves) and 2j + 1 (high halves), split by two narrowing moves.
+NNHAL_TARGET_AVX512 inline void transpose_16x32_x16(std::byte* dst, std::size_t ds, const std::byte* src,
+                                                    std::size_t ss) noexcept {
+  constexpr __mmask16 all16 = 0xffff;
+  __m512 r[16];
+  transpose_16x16_x32_load(r, src, ss);
+#pragma GCC unroll 16
+  for (std::size_t j = 0; j < 16; ++j) {
+    const __m512i pairs = _mm512_castps_si512(r[j]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 2 * j * ds), _mm512_maskz_cvtepi32_epi16(all16, pairs));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (2 * j + 1) * ds),
+                        _mm512_maskz_cvtepi32_epi16(all16, _mm512_maskz_srli_epi32(all16, pairs, 16)));
   }
 }
 
@@ -287,8 +319,9 @@ NNHAL_TARGET_AVX512_VBMI inline void transpose_8x64_x8(std::byte* dst, std::size
 }
 #endif
 
-// One batch: full 16 x 16 blocks of 4-byte elements, or 8 x 64 blocks of bytes, by the
-// AVX-512 kernels when the CPU has them; every other element by transpose_region.
+// One batch: full 16 x 16 blocks of 4-byte elements, 16 x 32 of 2-byte ones or 8 x 64 of
+// bytes, by the AVX-512 kernels when the CPU has them; every other element by
+// transpose_region.
 template <std::size_t ES>
 inline void transpose_tiles(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols) noexcept {
   std::size_t rv = 0, cv = 0;  // [0, rv) x [0, cv) done by vectors
@@ -300,6 +333,14 @@ inline void transpose_tiles(std::byte* dst, const std::byte* src, std::size_t ro
       for (std::size_t r = 0; r < rv; r += 16)
         for (std::size_t c = 0; c < cv; c += 16)
           transpose_16x16_x32(dst + (c * rows + r) * 4, rows * 4, src + (r * cols + c) * 4, cols * 4);
+    }
+  } else if constexpr (ES == 2) {
+    if (simd::cpu().avx512) {
+      rv = rows / 16 * 16;
+      cv = cols / 32 * 32;
+      for (std::size_t r = 0; r < rv; r += 16)
+        for (std::size_t c = 0; c < cv; c += 32)
+          transpose_16x32_x16(dst + (c * rows + r) * 2, rows * 2, src + (r * cols + c) * 2, cols * 2);
     }
   } else if constexpr (ES == 1) {
     if (simd::cpu().avx512_vbmi) {
