@@ -956,22 +956,24 @@ TEST_CASE("AVX-512 quant8 ADD, SUB and MUL equal the reference bit for bit") {
 }
 
 // ADD and SUB run a linear form of the stored values where make_quant_params found one that
-// equals the AOSP arithmetic (with a band of values near a half computed the AOSP way).
-// Every pair of stored values, for scales random and structured (equal, powers of two,
-// ratios whose sums fall on halves): each kind of form must occur, and all must equal the
-// reference.
+// equals the AOSP arithmetic (plain, or corrected per stored value; with a band of values
+// near a half computed the AOSP way). Every pair of stored values, for scales random and
+// structured (equal, powers of two, ratios whose sums fall on halves, an output scale so
+// small that no form applies): the kinds of form must occur, and each must equal the
+// reference, also run with a wider band and with no form (every kernel path).
 TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on every pair of values") {
   namespace ops = nnhal::ops;
   if (!nnhal::simd::cpu().avx512) return;
   std::mt19937 rng(0x11F0);
-  int exact = 0, banded = 0, unused = 0;
+  int exact = 0, banded = 0, unused = 0, corrected = 0;
   for (int i = 0; i < 48; ++i) {
     const OpT op = i % 2 ? OpT::SUB : OpT::ADD;
     const OT type = i % 4 < 2 ? OT::TENSOR_QUANT8_ASYMM : OT::TENSOR_QUANT8_ASYMM_SIGNED;
     const bool is_signed = type == OT::TENSOR_QUANT8_ASYMM_SIGNED;
     const std::int32_t lo = is_signed ? -128 : 0;
-    // Every eighth case: scales with about 0.7% of the pairs in the band (see the bench).
-    const bool dense = i % 8 == 7;
+    // Every eighth case: scales where the plain form leaves 0.7% of the pairs in the band
+    // (the bench's mixed case); every twelfth an output multiplier above 1 (no form).
+    const bool dense = i % 8 == 7, tiny = i % 12 == 5;
     auto zp = [&] { return dense ? lo + 128 : static_cast<std::int32_t>(uni(rng, lo, lo + 255)); };
     const float s0 = dense ? 0.05f : std::uniform_real_distribution<float>(0.002f, 0.3f)(rng);
     static constexpr float ratios[][2] = {{1.0f, 2.0f}, {1.0f, 1.0f}, {0.75f, 1.5f}, {0.5f, 0.25f}, {0.83f, 1.5f}};
@@ -979,6 +981,9 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
     if (dense) {
       s1 = s0 * 0.83f;
       so = s0 * 1.5f;
+    } else if (tiny) {
+      s1 = s0;
+      so = s0 * 1e-7f;
     } else if (i % 3 == 0) {
       s1 = s0 * ratios[(i / 3) % 5][0];
       so = s0 * ratios[(i / 3) % 5][1];
@@ -989,21 +994,31 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
     // All 2^16 pairs: x down the rows and y along them, with input 0 broadcast along the
     // rows, or both full-sized with the pairs in random order (so the AOSP-way vectors
     // fall anywhere in the kernel's blocks).
+    // (The shuffled list has 40 pairs more, for the kernels' last partial groups.)
     const bool broadcast = i % 6 < 3 && !dense;
-    tensor a = make_tensor(type, broadcast ? dims_t{256, 1} : dims_t{256, 256}, s0, zp());
-    tensor b = make_tensor(type, broadcast ? dims_t{1, 256} : dims_t{256, 256}, s1, zp());
+    const dims_t flat{256 * 256 + 40};
+    tensor a = make_tensor(type, broadcast ? dims_t{256, 1} : flat, s0, zp());
+    tensor b = make_tensor(type, broadcast ? dims_t{1, 256} : flat, s1, zp());
     std::vector<std::size_t> pairs(256 * 256);
     std::iota(pairs.begin(), pairs.end(), std::size_t{0});
-    if (!broadcast) std::shuffle(pairs.begin(), pairs.end(), rng);
+    if (!broadcast) {
+      std::shuffle(pairs.begin(), pairs.end(), rng);
+      for (int k = 0; k < 40; ++k) pairs.push_back(static_cast<std::size_t>(uni(rng, 0, 65535)));
+    }
     for (std::size_t k = 0; k < a.count(); ++k) a.put(k, static_cast<double>(lo + (broadcast ? k : pairs[k] / 256)));
     for (std::size_t k = 0; k < b.count(); ++k) b.put(k, static_cast<double>(lo + pairs[k] % 256));
-    const tensor out = decl(type, {256, 256}, so, zp());
+    const tensor out = decl(type, broadcast ? dims_t{256, 256} : flat, so, zp());
     const std::vector<tensor> ins{a, b, scalar_i32(i % 4)};
-    const auto p = op == OpT::SUB ? ops::sub::make_quant_params(desc_of(a), desc_of(b), desc_of(out))
+    auto p = op == OpT::SUB ? ops::sub::make_quant_params(desc_of(a), desc_of(b), desc_of(out))
                                   : ops::add::make_quant_params(desc_of(a), desc_of(b), desc_of(out));
     (p.linear.band == 0 ? exact : p.linear.band > 0 ? banded : unused) += 1;
+    corrected += p.linear.corrected;
     INFO(str(op) << " " << str(type) << " scales " << s0 << " " << s1 << " " << so << " zero points " << a.zp << " "
-                 << b.zp << " " << out.zp << " band " << p.linear.band << " shift " << p.linear.shift);
+                 << b.zp << " " << out.zp << " band " << p.linear.band << " shift " << p.linear.shift << " corrected "
+                 << p.linear.corrected);
+    if (tiny) CHECK(p.linear.band < 0);
+    // The mixed scales need no band once the corrected form's few differences are repaired.
+    if (dense && nnhal::simd::cpu().avx512_vbmi) CHECK(p.linear.band == 0);
     auto check = [&](auto tag) {
       using E = decltype(tag);
       tensor v, r;
@@ -1016,10 +1031,47 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
       }
       CHECK(same_bytes(v, r) == "");
     };
-    if (is_signed) check(ty::qs8{});
-    else check(ty::qu8{});
+    auto check_type = [&] {
+      if (is_signed) check(ty::qs8{});
+      else check(ty::qu8{});
+    };
+    check_type();
+    if (p.linear.band < 0) continue;
+    if (p.linear.corrected) {
+      const auto kept = p;
+      // The plain form too, with the band its differences need.
+      p.linear = ops::add::detail::fit_linear(p, lo, lo + 255);
+      ops::add::detail::check_linear(p, p.linear, lo, lo + 255);
+      banded += p.linear.band > 0;
+      if (p.linear.band >= 0) check_type();
+      // The corrected form as fitted, before its differences are repaired.
+      p.linear = ops::add::detail::fit_corrected(p, lo, lo + 255);
+      ops::add::detail::check_linear(p, p.linear, lo, lo + 255);
+      banded += p.linear.band > 0;
+      if (p.linear.band >= 0) check_type();
+      p = kept;
+    }
+    const std::int32_t band = p.linear.band;
+    p.linear.band = std::max(band, std::int32_t{1} << std::min(p.linear.shift - 4, 12));  // more lanes the AOSP way
+    check_type();
+    // A form an eighth of a unit off (so wrong next to every whole number) with a band of a
+    // quarter: about half the vectors are recomputed, and every wrong lane must be among them.
+    const std::int64_t eighth = std::int64_t{1} << (p.linear.shift - 3);
+    const std::int64_t c = p.linear.c + (p.linear.c >= 0 ? -eighth : eighth);
+    std::int64_t reach = 0;
+    for (std::int64_t x : {lo, lo + 255})
+      for (std::int64_t y : {lo, lo + 255}) reach = std::max(reach, std::abs(x * p.linear.a + y * p.linear.b + c) + 300);
+    if (reach < (std::int64_t{1} << 31) - 2 * std::int64_t{p.linear.tie_step}) {
+      p.linear.c = static_cast<std::int32_t>(c);
+      p.linear.band = std::int32_t{1} << (p.linear.shift - 2);
+      check_type();
+    }
+    p.linear.band = -1;  // no form at all
+    check_type();
   }
-  MESSAGE("linear forms: " << exact << " exact everywhere, " << banded << " with a band, " << unused << " not used");
+  MESSAGE("linear forms: " << exact << " exact everywhere, " << banded << " with a band, " << unused << " not used, "
+                            << corrected << " corrected");
+  if (nnhal::simd::cpu().avx512_vbmi) CHECK(corrected > 0);
   CHECK(exact > 0);
   CHECK(banded > 0);
   CHECK(unused > 0);

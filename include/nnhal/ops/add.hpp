@@ -4,8 +4,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <utility>
+#include <vector>
 
 #include "nnhal/ops/kernels/binary.hpp"
 #include "nnhal/ops/kernels/elementwise_binary.hpp"
@@ -14,28 +18,37 @@
 namespace nnhal::ops::add {
 
 /// quant_sum(x, y) before the clamp as one linear form of the stored values:
-/// floor((v - [v < tie]) / 2^shift) with v = x a + y b + c in int32, i.e. the real sum plus
-/// one half rounded down, ties below the zero point down (the final rounding's ties away
-/// from zero). The AOSP arithmetic rounds three times, so the form can differ from it where
-/// the real sum lies close to a half; make_quant_params finds the form at prepare and
-/// compares it with quant_sum on every pair of stored values (2^16): where they differ,
-/// the fraction of v / 2^shift lies within `band` (a power of two) of a whole number, and
-/// the kernel computes vectors with such a lane the AOSP way. band 0: equal everywhere;
-/// band < 0: not used (no such form, or too many values near a half).
+/// floor((v - [v < tie] tie_step) / 2^shift) with v = x a + y b + c in int32, i.e. the real
+/// sum plus one half rounded down, ties below the zero point down (the final rounding's
+/// ties away from zero). A corrected form also adds cx[x] + cy[y] (quant_params' tables,
+/// |each| <= 63): the AOSP rescaled inputs' own rounding, per stored value. The AOSP
+/// arithmetic rounds three times, so a form can differ from it where the real sum lies
+/// close to a half; make_quant_params finds a form at prepare and compares it with
+/// quant_sum on every pair of stored values (2^16): where they differ, the fraction of
+/// v / 2^shift lies within `band` (a power of two) of a whole number, and the kernel
+/// computes vectors with such a lane the AOSP way. band 0: equal everywhere; band < 0:
+/// not used (no such form, or too many values near a half).
 struct linear_form {
-  std::int32_t a = 0, b = 0, c = 0, tie = 0, band = -1;
+  std::int32_t a = 0, b = 0, c = 0, tie = 0, tie_step = 1, band = -1;
   int shift = 0;
+  bool corrected = false;
 };
 
-struct quant_params {
+/// The multipliers and the linear form (what a run copies for itself).
+struct quant_core {
   quant::fixed_multiplier in0, in1, out;
   std::int32_t zp0 = 0, zp1 = 0, zp_out = 0;
   linear_form linear;
 };
+
+/// quant_core and a corrected form's tables, indexed by the stored byte (its bit pattern).
+struct quant_params : quant_core {
+  alignas(64) std::array<std::int8_t, 256> cx{}, cy{};
+};
 inline constexpr int left_shift = 20;
 
 /// Raw quantized sum of two stored values, before the activation clamp.
-inline std::int32_t quant_sum(const quant_params& p, std::int32_t x, std::int32_t y) noexcept {
+inline std::int32_t quant_sum(const quant_core& p, std::int32_t x, std::int32_t y) noexcept {
   const std::int32_t sx = quant::apply_multiplier((x - p.zp0) * (1 << left_shift), p.in0);
   const std::int32_t sy = quant::apply_multiplier((y - p.zp1) * (1 << left_shift), p.in1);
   return quant::apply_multiplier(sx + sy, p.out) + p.zp_out;
@@ -56,48 +69,118 @@ inline quant_params make_multipliers(const operand_desc& a, const operand_desc& 
 
 namespace detail {
 
-/// The form's value before the shift: x a + y b + c, one lower at a tie below the zero point.
-constexpr std::int32_t linear_value(const linear_form& f, std::int32_t x, std::int32_t y) noexcept {
-  const std::int32_t v = x * f.a + y * f.b + f.c;
-  return v - (v < f.tie ? 1 : 0);
+/// Whether the form can stand for p's arithmetic at all: no left shift anywhere.
+inline bool linear_possible(const quant_core& p) noexcept {
+  return p.out.shift <= 0 && p.in0.shift <= 0 && p.in1.shift <= 0 && p.out.mantissa_q31 != 0;
 }
 
-/// The form for p's multipliers over stored values in [lo, hi]: slopes and offset of the
-/// real sum, to the most fraction bits (shift) that keep every value in int32.
-inline linear_form fit_linear(const quant_params& p, std::int32_t lo, std::int32_t hi) {
-  if (p.out.shift > 0 || p.in0.shift > 0 || p.in1.shift > 0 || p.out.mantissa_q31 == 0) return {};
-  // The AOSP value is floor-ish(2^20 d m / 2^31 / 2^r) per input, summed, times the output's.
+/// Fills in a form given its slopes, constant and tie at 2^shift (as doubles) and the
+/// largest |x a + y b| plus corrections: false when they do not fit int32.
+inline bool finish_form(linear_form& f, double as, double bs, double cs, double tie, double tie_step, double reach,
+                        int s) {
+  const double limit = std::ldexp(1.0, 31) - 2.0 - std::abs(tie_step);
+  if (reach + std::abs(cs) >= limit || std::abs(tie) >= limit) return false;
+  f.a = static_cast<std::int32_t>(as);
+  f.b = static_cast<std::int32_t>(bs);
+  f.c = static_cast<std::int32_t>(cs);
+  f.tie = static_cast<std::int32_t>(tie);
+  f.tie_step = static_cast<std::int32_t>(tie_step);
+  f.shift = s;
+  f.band = 0;
+  return true;
+}
+
+/// The plain form for p's multipliers over stored values in [lo, hi]: slopes and offset of
+/// the real sum, to the most fraction bits (shift) that keep every value in int32.
+inline linear_form fit_linear(const quant_core& p, std::int32_t lo, std::int32_t hi) {
+  if (!linear_possible(p)) return {};
+  // The AOSP value is about 2^20 d m / 2^31 / 2^r per input, summed, times the output's.
   const double k = std::ldexp(static_cast<double>(p.out.mantissa_q31), p.out.shift - 31);
   const double alpha = std::ldexp(static_cast<double>(p.in0.mantissa_q31), left_shift + p.in0.shift - 31) * k;
   const double beta = std::ldexp(static_cast<double>(p.in1.mantissa_q31), left_shift + p.in1.shift - 31) * k;
   const double c = p.zp_out + 0.5 - p.zp0 * alpha - p.zp1 * beta;
   const double ext = std::max(std::abs(double(lo)), std::abs(double(hi)));
   for (int s = 30; s >= 8; --s) {
-    const double as = std::round(std::ldexp(alpha, s)), bs = std::round(std::ldexp(beta, s)),
-                 cs = std::round(std::ldexp(c, s)), tie = std::ldexp(2.0 * p.zp_out + 1.0, s - 1);
-    const double limit = std::ldexp(1.0, 31) - 2.0;
-    if (ext * (std::abs(as) + std::abs(bs)) + std::abs(cs) >= limit || std::abs(tie) >= limit) continue;
+    const double as = std::round(std::ldexp(alpha, s)), bs = std::round(std::ldexp(beta, s));
     linear_form f;
-    f.a = static_cast<std::int32_t>(as);
-    f.b = static_cast<std::int32_t>(bs);
-    f.c = static_cast<std::int32_t>(cs);
-    f.tie = static_cast<std::int32_t>(tie);
-    f.shift = s;
-    f.band = 0;
-    return f;
+    if (finish_form(f, as, bs, std::round(std::ldexp(c, s)), std::ldexp(p.zp_out + 0.5, s), 1.0,
+                    ext * (std::abs(as) + std::abs(bs)), s))
+      return f;
   }
   return {};
+}
+
+/// The corrected form: the AOSP rescaled inputs t0[x], t1[y] (exact integers) make the
+/// sum (t0 + t1) m 2^-(31 + r) plus the roundings' offsets; x a + cx[x] is t0[x]'s share at
+/// 2^shift rounded, with a the mean slope and cx[x] the rest (|cx| <= 63, so that cx + cy
+/// fits a byte). The most fraction bits that allow it.
+inline linear_form fit_corrected(quant_params& p, std::int32_t lo, std::int32_t hi) {
+  if (!linear_possible(p)) return {};
+  std::array<double, 256> t0{}, t1{};
+  for (std::int32_t v = lo; v <= hi; ++v) {
+    t0[static_cast<std::size_t>(v - lo)] = quant::apply_multiplier((v - p.zp0) * (1 << left_shift), p.in0);
+    t1[static_cast<std::size_t>(v - lo)] = quant::apply_multiplier((v - p.zp1) * (1 << left_shift), p.in1);
+  }
+  const int r = -p.out.shift;  // output: floor((t m + 2^30 + (2^(r-1) - [t < 0]) 2^31) / 2^(31 + r))
+  const double ext = std::max(std::abs(double(lo)), std::abs(double(hi)));
+  for (int s = 30; s >= 8; --s) {
+    const double lambda = std::ldexp(static_cast<double>(p.out.mantissa_q31), s - 31 - r);
+    // Slopes, and each value's remainder after its slope, centred.
+    auto split = [&](const std::array<double, 256>& t, std::array<std::int8_t, 256>& table, double& slope, double& base) {
+      slope = std::round(lambda * (t[255] - t[0]) / 255.0);
+      double mn = 1e300, mx = -1e300;
+      for (std::int32_t v = lo; v <= hi; ++v) {
+        const double rest = std::round(lambda * t[static_cast<std::size_t>(v - lo)]) - slope * v;
+        mn = std::min(mn, rest);
+        mx = std::max(mx, rest);
+      }
+      base = std::round((mn + mx) / 2);
+      if (mx - base > 63 || base - mn > 63) return false;
+      for (std::int32_t v = lo; v <= hi; ++v)
+        table[static_cast<std::uint8_t>(v)] =
+            static_cast<std::int8_t>(std::round(lambda * t[static_cast<std::size_t>(v - lo)]) - slope * v - base);
+      return true;
+    };
+    double as = 0, bs = 0, base0 = 0, base1 = 0;
+    if (!split(t0, p.cx, as, base0) || !split(t1, p.cy, bs, base1)) continue;
+    const double offset = r > 0 ? std::ldexp(1.0, 30 - 31 - r + s) : 0.0;  // the 2^30 nudge, at 2^shift
+    const double cs = std::round(std::ldexp(p.zp_out + 0.5, s) + offset) + base0 + base1;
+    const double step = r > 0 ? std::max(1.0, std::round(std::ldexp(1.0, s - r))) : 0.0;
+    linear_form f;
+    f.corrected = true;
+    if (finish_form(f, as, bs, cs, std::round(std::ldexp(p.zp_out + 0.5, s) + offset), step,
+                    ext * (std::abs(as) + std::abs(bs)) + 126, s))
+      return f;
+  }
+  return {};
+}
+
+/// The form's value before the shift for stored values x, y (corrections cx, cy or null).
+inline std::int32_t linear_value(const linear_form& f, const std::int8_t* cx, const std::int8_t* cy, std::int32_t x,
+                                 std::int32_t y) noexcept {
+  std::int32_t v = x * f.a + y * f.b + f.c;
+  if (f.corrected) v += cx[static_cast<std::uint8_t>(x)] + cy[static_cast<std::uint8_t>(y)];
+  return v - (v < f.tie ? f.tie_step : 0);
 }
 
 #if NNHAL_HAVE_X86_KERNELS
 /// The form's values v for x and y = y0 + 0..15 (linear_value), and the distance of their
 /// fractions from a whole number.
-NNHAL_TARGET_AVX512 inline __m512i linear_distance(const linear_form& f, std::int32_t x, std::int32_t y0, __m512i& v) {
+NNHAL_TARGET_AVX512 inline __m512i linear_distance(const linear_form& f, const quant_params& p, std::int32_t x,
+                                                   std::int32_t y0, __m512i& v) {
   using simd::avx512::all16;
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i y = _mm512_add_epi32(_mm512_set1_epi32(y0), iota), one = _mm512_set1_epi32(std::int32_t{1} << f.shift);
-  v = _mm512_add_epi32(_mm512_mullo_epi32(y, _mm512_set1_epi32(f.b)), _mm512_set1_epi32(x * f.a + f.c));
-  v = _mm512_mask_sub_epi32(v, _mm512_cmplt_epi32_mask(v, _mm512_set1_epi32(f.tie)), v, _mm512_set1_epi32(1));
+  std::int32_t cx = 0;
+  __m512i cy = _mm512_setzero_si512();
+  if (f.corrected) {
+    cx = p.cx[static_cast<std::uint8_t>(x)];
+    cy = _mm512_maskz_cvtepi8_epi32(all16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                               p.cy.data() + static_cast<std::uint8_t>(y0))));
+  }
+  v = _mm512_add_epi32(_mm512_mullo_epi32(y, _mm512_set1_epi32(f.b)), _mm512_set1_epi32(x * f.a + f.c + cx));
+  v = _mm512_add_epi32(v, cy);
+  v = _mm512_mask_sub_epi32(v, _mm512_cmplt_epi32_mask(v, _mm512_set1_epi32(f.tie)), v, _mm512_set1_epi32(f.tie_step));
   const __m512i frac = _mm512_and_si512(v, _mm512_sub_epi32(one, _mm512_set1_epi32(1)));
   return _mm512_maskz_min_epi32(all16, frac, _mm512_sub_epi32(one, frac));
 }
@@ -106,7 +189,8 @@ NNHAL_TARGET_AVX512 inline __m512i linear_distance(const linear_form& f, std::in
 /// 256), clamped to that range (where two values clamp alike there, they clamp alike in any
 /// activation's narrower range): sets the band that holds every difference, or -1 when
 /// that band holds more than 1/64 of the pairs. 16 values of y at a time: about 20 us.
-NNHAL_TARGET_AVX512 inline void check_linear(const quant_params& p, linear_form& f, std::int32_t lo, std::int32_t hi) {
+NNHAL_TARGET_AVX512 inline void check_linear(const quant_params& p, linear_form& f, std::int32_t lo, std::int32_t hi,
+                                             std::vector<std::pair<std::int32_t, std::int32_t>>* misses = nullptr) {
   using namespace simd::avx512;
   if (f.band < 0) return;
   alignas(64) std::int32_t s1[256];
@@ -119,13 +203,16 @@ NNHAL_TARGET_AVX512 inline void check_linear(const quant_params& p, linear_form&
     const __m512i s0 = _mm512_set1_epi32(quant::apply_multiplier((x - p.zp0) * (1 << left_shift), p.in0));
     for (std::int32_t y0 = lo; y0 <= hi; y0 += 16) {
       __m512i v;
-      const __m512i dist = linear_distance(f, x, y0, v);
+      const __m512i dist = linear_distance(f, p, x, y0, v);
       const __m512i fast =
           _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, _mm512_maskz_sra_epi32(all16, v, shift), vlo), vhi);
       const __m512i sum = _mm512_add_epi32(s0, _mm512_load_si512(s1 + (y0 - lo)));
       const __m512i exact = _mm512_maskz_min_epi32(
           all16, _mm512_maskz_max_epi32(all16, _mm512_add_epi32(apply_multiplier(sum, p.out), zo), vlo), vhi);
-      band = _mm512_mask_max_epi32(band, _mm512_cmpneq_epi32_mask(fast, exact), band, _mm512_add_epi32(dist, unit));
+      const __mmask16 differ = _mm512_cmpneq_epi32_mask(fast, exact);
+      band = _mm512_mask_max_epi32(band, differ, band, _mm512_add_epi32(dist, unit));
+      if (misses && differ && misses->size() < 64)  // (x, y) of the differences, for repair_corrected
+        for (unsigned m = differ; m; m &= m - 1) misses->emplace_back(x, y0 + __builtin_ctz(m));
     }
   }
   alignas(64) std::int32_t lanes[16];
@@ -138,11 +225,46 @@ NNHAL_TARGET_AVX512 inline void check_linear(const quant_params& p, linear_form&
   for (std::int32_t x = lo; x <= hi; ++x)
     for (std::int32_t y0 = lo; y0 <= hi; y0 += 16) {
       __m512i v;
-      near += static_cast<std::size_t>(__builtin_popcount(_mm512_cmplt_epi32_mask(linear_distance(f, x, y0, v), width)));
+      near += static_cast<std::size_t>(__builtin_popcount(_mm512_cmplt_epi32_mask(linear_distance(f, p, x, y0, v), width)));
     }
   if (near * 64 > 256 * 256) f.band = -1;
 }
 #endif
+
+/// Whether the form equals quant_sum (clamped to [lo, hi]) for x and every y (Row) or for
+/// every x and y (column).
+template <bool Row>
+bool linear_line_exact(const quant_params& p, const linear_form& f, std::int32_t fixed, std::int32_t lo,
+                       std::int32_t hi) noexcept {
+  auto clamp = [lo, hi](std::int32_t v) { return v < lo ? lo : (v > hi ? hi : v); };
+  for (std::int32_t t = lo; t <= hi; ++t) {
+    const std::int32_t x = Row ? fixed : t, y = Row ? t : fixed;
+    if (clamp(linear_value(f, p.cx.data(), p.cy.data(), x, y) >> f.shift) != clamp(quant_sum(p, x, y))) return false;
+  }
+  return true;
+}
+
+/// Moves a corrected form's few differences off it: a pair whose sum the form puts on the
+/// wrong side of a whole number gets its x's (or else its y's) correction one unit toward
+/// the right side, kept where that whole row (column) of pairs then agrees. At most 64
+/// pairs; check_linear afterwards decides.
+inline void repair_corrected(quant_params& p, const linear_form& f,
+                             const std::vector<std::pair<std::int32_t, std::int32_t>>& misses, std::int32_t lo,
+                             std::int32_t hi) {
+  for (const auto& [x, y] : misses) {
+    const std::int32_t fast = linear_value(f, p.cx.data(), p.cy.data(), x, y) >> f.shift;
+    if (fast == quant_sum(p, x, y)) continue;  // repaired by an earlier move
+    const std::int8_t step = fast > quant_sum(p, x, y) ? -1 : 1;
+    auto try_move = [&](std::int8_t& entry, bool row, std::int32_t fixed) {
+      if (entry + step > 63 || entry + step < -63) return false;
+      entry = static_cast<std::int8_t>(entry + step);
+      if (row ? linear_line_exact<true>(p, f, fixed, lo, hi) : linear_line_exact<false>(p, f, fixed, lo, hi)) return true;
+      entry = static_cast<std::int8_t>(entry - step);
+      return false;
+    };
+    if (!try_move(p.cx[static_cast<std::uint8_t>(x)], true, x)) try_move(p.cy[static_cast<std::uint8_t>(y)], false, y);
+  }
+}
 
 }  // namespace detail
 
@@ -155,6 +277,21 @@ inline quant_params with_linear_form(quant_params p, OperandType type) {
   const std::int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
   p.linear = detail::fit_linear(p, lo, hi);
   detail::check_linear(p, p.linear, lo, hi);
+  if (p.linear.band != 0 && simd::cpu().avx512_vbmi) {  // the corrected form, if it does better
+    quant_params q = p;
+    linear_form f = detail::fit_corrected(q, lo, hi);
+    std::vector<std::pair<std::int32_t, std::int32_t>> misses;
+    detail::check_linear(q, f, lo, hi, &misses);
+    if (f.band > 0 && misses.size() < 64) {  // a few sums on the wrong side of a whole number
+      detail::repair_corrected(q, f, misses, lo, hi);
+      f.band = 0;
+      detail::check_linear(q, f, lo, hi);
+    }
+    if (f.band >= 0 && (p.linear.band < 0 || f.band < p.linear.band)) {
+      q.linear = f;
+      p = q;
+    }
+  }
 #else
   (void)type;
 #endif
@@ -199,7 +336,7 @@ NNHAL_TARGET_AVX512 inline __m512i rescale_input(__m512i d, const input_stage& s
 
 /// 16 lanes of quant_sum the AOSP way (the input stage in int32 when no input multiplier
 /// shifts left, which ADD's and SUB's never do).
-NNHAL_TARGET_AVX512 inline __m512i quant_sum_x16(__m512i x, __m512i y, const quant_params& p) {
+NNHAL_TARGET_AVX512 inline __m512i quant_sum_x16(__m512i x, __m512i y, const quant_core& p) {
   using namespace simd::avx512;
   x = _mm512_sub_epi32(x, _mm512_set1_epi32(p.zp0));
   y = _mm512_sub_epi32(y, _mm512_set1_epi32(p.zp1));
@@ -213,49 +350,189 @@ NNHAL_TARGET_AVX512 inline __m512i quant_sum_x16(__m512i x, __m512i y, const qua
   return _mm512_add_epi32(apply_multiplier(_mm512_add_epi32(x, y), p.out), _mm512_set1_epi32(p.zp_out));
 }
 
-/// The linear form's run (see linear_form): two multiplies, adds and a shift per 16 lanes.
-/// With Checked, each vector's lanes in the band are noted as a mask (no branch), and after
-/// a block of 64 vectors the vectors with any are recomputed the AOSP way: about one in
-/// ten where the scales put many sums near a half.
-template <bool Checked, class S>
-NNHAL_TARGET_AVX512 std::size_t linear_run_avx512(const quant_params& p, const S* a, std::size_t as, const S* b,
-                                                  std::size_t bs, S* o, std::size_t n, quant::quant_range r) {
-  using namespace simd::avx512;
-  const linear_form& f = p.linear;
-  const __m512i va = _mm512_set1_epi32(f.a), vb = _mm512_set1_epi32(f.b), vc = _mm512_set1_epi32(f.c);
-  const __m512i tie = _mm512_set1_epi32(f.tie), one = _mm512_set1_epi32(1);
+/// A linear form's constants in registers.
+struct form_regs {
+  __m512i a, b, c, tie, tie_step, half, fraction_high, lo, hi;
+  __m128i shift;
+};
+NNHAL_TARGET_AVX512 inline form_regs make_form_regs(const linear_form& f, quant::quant_range r) {
   // Lanes whose fraction lies within band (a power of two, 2^(k-1)) of a whole number:
   // (v + 2^(k-1)) mod 2^shift below 2^k, i.e. no bit of it from k to shift.
-  const int k = Checked ? std::bit_width(static_cast<std::uint32_t>(2 * f.band - 1)) : 1;  // in [1, shift]
-  const __m512i half = _mm512_set1_epi32(std::int32_t{1} << (k - 1));
-  const __m512i fraction_high = _mm512_set1_epi32(static_cast<std::int32_t>(((std::uint32_t{1} << f.shift) - 1) >> k << k));
-  const __m128i shift = _mm_cvtsi32_si128(f.shift);
-  const __m512i lo = _mm512_set1_epi32(r.lo), hi = _mm512_set1_epi32(r.hi);
+  const int k = f.band > 0 ? std::bit_width(static_cast<std::uint32_t>(2 * f.band - 1)) : 1;  // in [1, shift]
+  return {_mm512_set1_epi32(f.a),
+          _mm512_set1_epi32(f.b),
+          _mm512_set1_epi32(f.c),
+          _mm512_set1_epi32(f.tie),
+          _mm512_set1_epi32(f.tie_step),
+          _mm512_set1_epi32(std::int32_t{1} << (k - 1)),
+          _mm512_set1_epi32(static_cast<std::int32_t>(((std::uint32_t{1} << f.shift) - 1) >> k << k)),
+          _mm512_set1_epi32(r.lo),
+          _mm512_set1_epi32(r.hi),
+          _mm_cvtsi32_si128(f.shift)};
+}
+
+/// The form's result, before the clamp, for 16 lanes of v = x a + y b + c (+ corrections);
+/// with Checked, `near` gets the mask of lanes in the band.
+template <bool Checked>
+NNHAL_TARGET_AVX512 inline __m512i form_result(const form_regs& k, __m512i v, std::uint16_t& near) {
+  using simd::avx512::all16;
+  v = _mm512_mask_sub_epi32(v, _mm512_cmplt_epi32_mask(v, k.tie), v, k.tie_step);
+  if constexpr (Checked) near = _mm512_testn_epi32_mask(_mm512_add_epi32(v, k.half), k.fraction_high);
+  return _mm512_maskz_sra_epi32(all16, v, k.shift);
+}
+
+/// form_result, clamped and stored at o (16 values).
+template <bool Checked, class S>
+NNHAL_TARGET_AVX512 inline std::uint16_t finish_x16(const form_regs& k, __m512i v, S* o) {
+  std::uint16_t near = 0;
+  simd::avx512::store_x16(o, form_result<Checked>(k, v, near), k.lo, k.hi);
+  return near;
+}
+
+/// 64 int32 results (16 per register, in order) narrowed with saturation, clamped to the
+/// activation's range and stored at o: two packs, one dword permute to undo their lane
+/// interleaving, one store.
+template <class S>
+NNHAL_TARGET_AVX512 inline void store_x64(S* o, __m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i lo,
+                                          __m512i hi) {
+  constexpr __mmask32 all32 = ~__mmask32{0};
+  constexpr __mmask64 all64 = ~__mmask64{0};
+  const __m512i w01 = _mm512_maskz_packs_epi32(all32, q0, q1), w23 = _mm512_maskz_packs_epi32(all32, q2, q3);
+  // Byte lane L of the packs holds 4 values each of q0, q1, q2, q3 (values 4L .. 4L + 3).
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  __m512i v;
+  if constexpr (std::is_signed_v<S>) {
+    v = _mm512_maskz_permutexvar_epi32(0xffff, order, _mm512_maskz_packs_epi16(all64, w01, w23));
+    v = _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, v, lo), hi);
+  } else {
+    v = _mm512_maskz_permutexvar_epi32(0xffff, order, _mm512_maskz_packus_epi16(all64, w01, w23));
+    v = _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, v, lo), hi);
+  }
+  _mm512_storeu_si512(o, v);
+}
+
+/// Recomputes the AOSP way the vectors of a block (16 lanes each from `first`) marked in
+/// `near`.
+template <class S>
+NNHAL_TARGET_AVX512 inline void redo_marked(const quant_core& p, const std::uint16_t* near, std::size_t vectors,
+                                            std::size_t first, const S* a, std::size_t as, const S* b, std::size_t bs,
+                                            S* o, const form_regs& k) {
+  using namespace simd::avx512;
+  std::uint64_t marked = 0;  // bit j: vector j has a lane in the band
+  for (std::size_t j = 0; j < vectors; ++j) marked |= std::uint64_t{near[j] != 0} << j;
+  for (; marked; marked &= marked - 1) {
+    const std::size_t at = first + 16 * static_cast<std::size_t>(__builtin_ctzll(marked));
+    const __m512i x = as ? load_x16(a + at) : _mm512_set1_epi32(a[0]), y = bs ? load_x16(b + at) : _mm512_set1_epi32(b[0]);
+    store_x16(o + at, quant_sum_x16(x, y, p), k.lo, k.hi);
+  }
+}
+
+/// The plain form's v = x a + y b + c for the 16 values at `at` (or a broadcast side).
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512i plain_value(const form_regs& k, const S* a, std::size_t as, __m512i a_bcast,
+                                               const S* b, std::size_t bs, __m512i b_bcast, std::size_t at) {
+  using simd::avx512::load_x16;
+  const __m512i x = as ? load_x16(a + at) : a_bcast, y = bs ? load_x16(b + at) : b_bcast;
+  return _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, k.a), _mm512_mullo_epi32(y, k.b)), k.c);
+}
+
+/// The plain form's run (see linear_form): two multiplies, adds and a shift per 16 lanes.
+/// With Checked, each vector's lanes in the band are noted as a mask (no branch), and after
+/// a block of 64 vectors the vectors with any are recomputed the AOSP way. Returns how many
+/// values it did (whole vectors).
+template <bool Checked, class S>
+NNHAL_TARGET_AVX512 std::size_t linear_run_avx512(const quant_core& p, const S* a, std::size_t as, const S* b,
+                                                  std::size_t bs, S* o, std::size_t n, quant::quant_range r) {
+  using namespace simd::avx512;
+  const form_regs k = make_form_regs(p.linear, r);
   const __m512i a_bcast = _mm512_set1_epi32(a[0]), b_bcast = _mm512_set1_epi32(b[0]);
+  const __m512i lo = _mm512_set1_epi8(static_cast<char>(r.lo)), hi = _mm512_set1_epi8(static_cast<char>(r.hi));
   constexpr std::size_t block = 64;  // vectors
   alignas(64) std::uint16_t near[block];
+  std::uint16_t ignored = 0;
   std::size_t i = 0;
   while (i + 16 <= n) {
     const std::size_t first = i, end = Checked ? std::min(n, i + 16 * block) : n;
+    if constexpr (Checked) std::memset(near, 0, sizeof near);
+    for (; i + 64 <= end; i += 64) {  // 64 at a time, narrowed by packs
+      std::uint16_t* m = Checked ? near + (i - first) / 16 : &ignored;
+      const __m512i q0 = form_result<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i), m[0]);
+      const __m512i q1 = form_result<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i + 16), m[Checked ? 1 : 0]);
+      const __m512i q2 = form_result<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i + 32), m[Checked ? 2 : 0]);
+      const __m512i q3 = form_result<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i + 48), m[Checked ? 3 : 0]);
+      store_x64(o + i, q0, q1, q2, q3, lo, hi);
+    }
     for (; i + 16 <= end; i += 16) {
-      const __m512i x = as ? load_x16(a + i) : a_bcast, y = bs ? load_x16(b + i) : b_bcast;
-      __m512i v = _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, va), _mm512_mullo_epi32(y, vb)), vc);
-      v = _mm512_mask_sub_epi32(v, _mm512_cmplt_epi32_mask(v, tie), v, one);
-      if constexpr (Checked) near[(i - first) / 16] = _mm512_testn_epi32_mask(_mm512_add_epi32(v, half), fraction_high);
-      store_x16(o + i, _mm512_maskz_sra_epi32(all16, v, shift), lo, hi);
+      const std::uint16_t m = finish_x16<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i), o + i);
+      if constexpr (Checked) near[(i - first) / 16] = m;
     }
-    if constexpr (Checked) {
-      const std::size_t vectors = (i - first) / 16;
-      std::uint64_t marked = 0;  // bit j: vector j has a lane in the band
-      for (std::size_t j = 0; j < vectors; ++j) marked |= std::uint64_t{near[j] != 0} << j;
-      for (; marked; marked &= marked - 1) {
-        const std::size_t at = first + 16 * static_cast<std::size_t>(__builtin_ctzll(marked));
-        store_x16(o + at, quant_sum_x16(as ? load_x16(a + at) : a_bcast, bs ? load_x16(b + at) : b_bcast, p), lo, hi);
-      }
-    }
+    if constexpr (Checked) redo_marked(p, near, (i - first) / 16, first, a, as, b, bs, o, k);
   }
   return i;
 }
+
+#if defined(NNHAL_TARGET_AVX512_VBMI)
+/// Corrections of 64 stored bytes from a 256-entry byte table in four registers.
+NNHAL_TARGET_AVX512_VBMI inline __m512i lookup_x64(__m512i idx, const __m512i (&t)[4]) {
+  const __m512i low = _mm512_permutex2var_epi8(t[0], idx, t[1]), high = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high);
+}
+
+/// 16 lanes (quarter Q of 64) of the corrected form, before the clamp (form_result): x and
+/// y widened from memory (or broadcast), the corrections from the register.
+template <int Q, bool Checked, class S>
+NNHAL_TARGET_AVX512_VBMI inline __m512i corrected_quarter(const form_regs& k, const S* a, __m512i a_bcast, const S* b,
+                                                          __m512i b_bcast, __m512i corr, std::uint16_t& near) {
+  using simd::avx512::all16;
+  const __m512i x = a ? simd::avx512::load_x16(a + 16 * Q) : a_bcast;
+  const __m512i y = b ? simd::avx512::load_x16(b + 16 * Q) : b_bcast;
+  const __m512i c = _mm512_maskz_cvtepi8_epi32(all16, _mm512_maskz_extracti32x4_epi32(0xf, corr, Q));
+  const __m512i v = _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, k.a), _mm512_mullo_epi32(y, k.b)),
+                                     _mm512_add_epi32(k.c, c));
+  return form_result<Checked>(k, v, near);
+}
+
+/// The corrected form's run: 64 values at a time, their corrections looked up by byte
+/// permutes (cx + cy added as bytes), then as the plain form. Returns how many values it
+/// did (multiples of 64).
+template <bool Checked, class S>
+NNHAL_TARGET_AVX512_VBMI std::size_t corrected_run_avx512(const quant_core& p, const std::int8_t* cx,
+                                                          const std::int8_t* cy, const S* a, std::size_t as, const S* b,
+                                                          std::size_t bs, S* o, std::size_t n, quant::quant_range r) {
+  const form_regs k = make_form_regs(p.linear, r);
+  __m512i tx[4], ty[4];
+  for (int t = 0; t < 4; ++t) {
+    tx[t] = _mm512_loadu_si512(cx + 64 * t);
+    ty[t] = _mm512_loadu_si512(cy + 64 * t);
+  }
+  const __m512i a_bytes = _mm512_set1_epi8(static_cast<char>(a[0])), b_bytes = _mm512_set1_epi8(static_cast<char>(b[0]));
+  const __m512i a_bcast = _mm512_set1_epi32(a[0]), b_bcast = _mm512_set1_epi32(b[0]);
+  const __m512i lo = _mm512_set1_epi8(static_cast<char>(r.lo)), hi = _mm512_set1_epi8(static_cast<char>(r.hi));
+  constexpr std::size_t block = 64;  // vectors of 16
+  alignas(64) std::uint16_t near[block];
+  std::size_t i = 0;
+  while (i + 64 <= n) {
+    const std::size_t first = i, end = Checked ? std::min(n, i + 16 * block) : n;
+    if constexpr (Checked) std::memset(near, 0, sizeof near);
+    for (; i + 64 <= end; i += 64) {
+      const __m512i x = as ? _mm512_loadu_si512(a + i) : a_bytes, y = bs ? _mm512_loadu_si512(b + i) : b_bytes;
+      const __m512i corr = _mm512_add_epi8(lookup_x64(x, tx), lookup_x64(y, ty));
+      const std::size_t j = (i - first) / 16;
+      const S* ai = as ? a + i : nullptr;  // null: broadcast
+      const S* bi = bs ? b + i : nullptr;
+      std::uint16_t m[4] = {};
+      const __m512i q0 = corrected_quarter<0, Checked>(k, ai, a_bcast, bi, b_bcast, corr, m[0]);
+      const __m512i q1 = corrected_quarter<1, Checked>(k, ai, a_bcast, bi, b_bcast, corr, m[1]);
+      const __m512i q2 = corrected_quarter<2, Checked>(k, ai, a_bcast, bi, b_bcast, corr, m[2]);
+      const __m512i q3 = corrected_quarter<3, Checked>(k, ai, a_bcast, bi, b_bcast, corr, m[3]);
+      store_x64(o + i, q0, q1, q2, q3, lo, hi);
+      if constexpr (Checked) std::memcpy(near + j, m, sizeof m);
+    }
+    if constexpr (Checked) redo_marked(p, near, (i - first) / 16, first, a, as, b, bs, o, k);
+  }
+  return i;
+}
+#endif
 
 /// One run of quantized ADD, 16 lanes at a time; equal to quant_sum bit for bit.
 template <class S>
@@ -264,18 +541,22 @@ NNHAL_TARGET_AVX512 void quant_run_avx512(const quant_params& params, const S* a
   using namespace simd::avx512;
   // A local copy: the 8-bit stores through `o` may alias any object, so the compiler would
   // otherwise reload the parameters, and redo everything derived from them, per step.
-  const quant_params p = params;
+  const quant_core p = params;
   std::size_t i = 0;
-  if (p.linear.band == 0) {
+  if (p.linear.band >= 0 && p.linear.corrected) {
+#if defined(NNHAL_TARGET_AVX512_VBMI)
+    i = p.linear.band == 0 ? corrected_run_avx512<false>(p, params.cx.data(), params.cy.data(), a, as, b, bs, o, n, r)
+                           : corrected_run_avx512<true>(p, params.cx.data(), params.cy.data(), a, as, b, bs, o, n, r);
+#endif
+  } else if (p.linear.band == 0) {
     i = linear_run_avx512<false>(p, a, as, b, bs, o, n, r);
   } else if (p.linear.band > 0) {
     i = linear_run_avx512<true>(p, a, as, b, bs, o, n, r);
-  } else {
-    const __m512i lo = _mm512_set1_epi32(r.lo), hi = _mm512_set1_epi32(r.hi);
-    const __m512i a_bcast = _mm512_set1_epi32(a[0]), b_bcast = _mm512_set1_epi32(b[0]);
-    for (; i + 16 <= n; i += 16)
-      store_x16(o + i, quant_sum_x16(as ? load_x16(a + i) : a_bcast, bs ? load_x16(b + i) : b_bcast, p), lo, hi);
   }
+  const __m512i lo = _mm512_set1_epi32(r.lo), hi = _mm512_set1_epi32(r.hi);
+  const __m512i a_bcast = _mm512_set1_epi32(a[0]), b_bcast = _mm512_set1_epi32(b[0]);
+  for (; i + 16 <= n; i += 16)  // no form, or the corrected form's last vectors
+    store_x16(o + i, quant_sum_x16(as ? load_x16(a + i) : a_bcast, bs ? load_x16(b + i) : b_bcast, p), lo, hi);
   kernels::quant_run_scalar([&p](std::int32_t x, std::int32_t y) { return quant_sum(p, x, y); }, a + i * as, as,
                             b + i * bs, bs, o + i, n - i, r);
 }
