@@ -326,21 +326,18 @@ template <std::size_t ES>
 inline void transpose_tiles(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols) noexcept {
   std::size_t rv = 0, cv = 0;  // [0, rv) x [0, cv) done by vectors
 #if NNHAL_HAVE_X86_KERNELS
-  if constexpr (ES == 4) {
+  if constexpr (ES == 4 || ES == 2) {
     if (simd::cpu().avx512) {
+      constexpr std::size_t width = 64 / ES;  // a block: 16 rows of one register each
       rv = rows / 16 * 16;
-      cv = cols / 16 * 16;
+      cv = cols / width * width;
       for (std::size_t r = 0; r < rv; r += 16)
-        for (std::size_t c = 0; c < cv; c += 16)
-          transpose_16x16_x32(dst + (c * rows + r) * 4, rows * 4, src + (r * cols + c) * 4, cols * 4);
-    }
-  } else if constexpr (ES == 2) {
-    if (simd::cpu().avx512) {
-      rv = rows / 16 * 16;
-      cv = cols / 32 * 32;
-      for (std::size_t r = 0; r < rv; r += 16)
-        for (std::size_t c = 0; c < cv; c += 32)
-          transpose_16x32_x16(dst + (c * rows + r) * 2, rows * 2, src + (r * cols + c) * 2, cols * 2);
+        for (std::size_t c = 0; c < cv; c += width) {
+          std::byte* d = dst + (c * rows + r) * ES;
+          const std::byte* s = src + (r * cols + c) * ES;
+          if constexpr (ES == 4) transpose_16x16_x32(d, rows * ES, s, cols * ES);
+          else transpose_16x32_x16(d, rows * ES, s, cols * ES);
+        }
     }
   } else if constexpr (ES == 1) {
     if (simd::cpu().avx512_vbmi) {
