@@ -29,6 +29,7 @@ struct move_case {
   const char* shape;
   kind k;
   dims in;
+  std::vector<std::int32_t> perm{};  // TRANSPOSE only
 };
 
 const move_case cases[] = {
@@ -37,7 +38,10 @@ const move_case cases[] = {
     {"resize_bilinear", "112x112x32_to_224", kind::resize_bilinear, {1, 112, 112, 32}},
     {"channel_shuffle", "56x56x128_g4", kind::channel_shuffle, {1, 56, 56, 128}},
     {"concatenation", "2x56x56x64_c", kind::concatenation, {1, 56, 56, 64}},
-    {"transpose", "56x56x128_nhwc_to_nchw", kind::transpose, {1, 56, 56, 128}},
+    {"transpose", "56x56x128_nhwc_to_nchw", kind::transpose, {1, 56, 56, 128}, {0, 3, 1, 2}},
+    {"transpose", "128x56x56_nchw_to_nhwc", kind::transpose, {1, 128, 56, 56}, {0, 2, 3, 1}},
+    {"transpose", "56x56x128_swap_hw", kind::transpose, {1, 56, 56, 128}, {0, 2, 1, 3}},
+    {"transpose", "8x56x56x16_0321", kind::transpose, {8, 56, 56, 16}, {0, 3, 2, 1}},
     {"slice", "112x112x32_center", kind::slice, {1, 112, 112, 32}},
     {"gather", "1000x256_rows", kind::gather, {1000, 256}},
 };
@@ -68,7 +72,11 @@ op_shape shape_of(const move_case& c) {
               {d[0], d[1] * 2, d[2] * 2, d[3]}};
     case kind::channel_shuffle: return {OperationType::CHANNEL_SHUFFLE, {i32(4), i32(3)}, d};
     case kind::concatenation: return {OperationType::CONCATENATION, {}, {d[0], d[1], d[2], d[3] * 2}};
-    case kind::transpose: return {OperationType::TRANSPOSE, {i32_tensor({0, 3, 1, 2}, {4})}, {d[0], d[3], d[1], d[2]}};
+    case kind::transpose: {
+      dims out(4);
+      for (std::size_t i = 0; i < 4; ++i) out[i] = d[static_cast<std::size_t>(c.perm[i])];
+      return {OperationType::TRANSPOSE, {i32_tensor(c.perm, {4})}, out};
+    }
     case kind::slice:
       return {OperationType::SLICE,
               {i32_tensor({0, 28, 28, 0}, {4}), i32_tensor({1, 56, 56, static_cast<std::int32_t>(d[3])}, {4})},

@@ -510,8 +510,10 @@ TEST_CASE("HASHTABLE_LOOKUP: oracle, hits and misses") {
 TEST_CASE("TRANSPOSE: large NHWC <-> NCHW and other tiled layouts against the oracle") {
   std::mt19937 rng(base_seed);
   const std::vector<std::vector<std::int32_t>> perms = {{0, 3, 1, 2}, {0, 2, 3, 1}, {1, 0},       {0, 2, 1},
-                                                        {2, 0, 1},    {3, 2, 1, 0}, {1, 0, 2, 3}, {0, 1, 3, 2}};
-  // Also whole 16 x 16 and 8 x 64 blocks with edges on both sides (the AVX-512 kernels).
+                                                        {2, 0, 1},    {3, 2, 1, 0}, {1, 0, 2, 3}, {0, 1, 3, 2},
+                                                        {0, 3, 2, 1}, {2, 1, 0, 3}};
+  // Also whole 16 x 16 and 8 x 64 blocks with edges on both sides (the AVX-512 kernels), and
+  // permutations moving neither the first nor the last dimension alone (strided planes).
   const std::vector<dims_t> shapes = {{2, 17, 19, 33}, {1, 40, 33, 3}, {3, 64, 65, 1}, {1, 1, 1, 130}, {2, 70, 3, 131}};
   for (OT t : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM}) {
     for (const auto& shape : shapes) {

@@ -1,7 +1,9 @@
 // TRANSPOSE kernel; contract in types/signatures/transpose.hpp. The permutation is first
 // collapsed (unit extents dropped, output dimensions reading consecutive input dimensions
-// merged), which turns NHWC <-> NCHW into a batched 2-D transpose done in cache tiles;
-// an identity becomes one memcpy and anything else a strided gather.
+// merged), which turns NHWC <-> NCHW into a batched 2-D transpose done in cache tiles.
+// An identity becomes one memcpy, a permutation keeping the input's last dimension last a
+// strided gather of contiguous runs, and any other one a batch of 2-D transposes of
+// strided planes (the same tiles).
 #pragma once
 
 #include <array>
@@ -83,28 +85,57 @@ void reference(const kernel_io& io) {
     std::memcpy(io.out_data[0], in.value, total * es);
     return;
   }
-  bool swap_last_two = c.rank >= 2 && c.perm[c.rank - 1] == c.rank - 2 && c.perm[c.rank - 2] == c.rank - 1;
-  for (std::size_t i = 0; i + 2 < c.rank; ++i) swap_last_two = swap_last_two && c.perm[i] == i;
-  if (swap_last_two) {
-    std::size_t batches = 1;
-    for (std::size_t i = 0; i + 2 < c.rank; ++i) batches *= c.in_dims[i];
-    kernels::transpose_2d(io.out_data[0], in.value, batches, c.in_dims[c.rank - 2], c.in_dims[c.rank - 1], es);
-    return;
-  }
-  std::array<std::ptrdiff_t, kernels::max_copy_rank> in_stride{};
-  std::ptrdiff_t step = static_cast<std::ptrdiff_t>(es);
+  std::array<std::ptrdiff_t, kernels::max_copy_rank> in_stride{}, out_stride{};
+  std::ptrdiff_t step = static_cast<std::ptrdiff_t>(es), out_step = step;
   for (std::size_t k = c.rank; k-- > 0;) {
     in_stride[k] = step;
     step *= static_cast<std::ptrdiff_t>(c.in_dims[k]);
+    out_stride[k] = out_step;
+    out_step *= static_cast<std::ptrdiff_t>(c.in_dims[c.perm[k]]);
   }
-  kernels::strided_source s;
-  s.base = in.value;
-  s.rank = c.rank;
-  for (std::size_t i = 0; i < c.rank; ++i) {
-    s.extent[i] = c.in_dims[c.perm[i]];
-    s.stride[i] = in_stride[c.perm[i]];
+  const std::size_t last = c.rank - 1;
+  if (c.perm[last] == last) {  // contiguous runs of the input's last dimension: a strided gather
+    kernels::strided_source s;
+    s.base = in.value;
+    s.rank = c.rank;
+    for (std::size_t i = 0; i < c.rank; ++i) {
+      s.extent[i] = c.in_dims[c.perm[i]];
+      s.stride[i] = in_stride[c.perm[i]];
+    }
+    kernels::copy_strided(io.out_data[0], s, es);
+    return;
   }
-  kernels::copy_strided(io.out_data[0], s, es);
+  // Otherwise planes: the output's last dimension reads input dimension `rows_dim`, and the
+  // input's last dimension lands at output position `cols_at`; every other output position
+  // indexes a plane, visited in output order.
+  const std::size_t rows_dim = c.perm[last];
+  std::size_t cols_at = 0;
+  while (c.perm[cols_at] != last) ++cols_at;
+  std::array<std::size_t, kernels::max_copy_rank> extent{}, idx{};
+  std::array<std::ptrdiff_t, kernels::max_copy_rank> src_step{}, dst_step{};
+  std::size_t batch_rank = 0, planes = 1;
+  for (std::size_t i = 0; i < last; ++i) {
+    if (i == cols_at) continue;
+    extent[batch_rank] = c.in_dims[c.perm[i]];
+    src_step[batch_rank] = in_stride[c.perm[i]];
+    dst_step[batch_rank] = out_stride[i];
+    planes *= extent[batch_rank++];
+  }
+  const std::size_t rows = c.in_dims[rows_dim], cols = c.in_dims[last];
+  const auto ss = static_cast<std::size_t>(in_stride[rows_dim]), ds = static_cast<std::size_t>(out_stride[cols_at]);
+  std::ptrdiff_t src_off = 0, dst_off = 0;
+  for (std::size_t p = 0;;) {
+    kernels::transpose_plane(io.out_data[0] + dst_off, ds, in.value + src_off, ss, rows, cols, es);
+    if (++p == planes) break;
+    for (std::size_t d = batch_rank; d-- > 0;) {  // odometer over the plane indices
+      src_off += src_step[d];
+      dst_off += dst_step[d];
+      if (++idx[d] < extent[d]) break;
+      idx[d] = 0;
+      src_off -= src_step[d] * static_cast<std::ptrdiff_t>(extent[d]);
+      dst_off -= dst_step[d] * static_cast<std::ptrdiff_t>(extent[d]);
+    }
+  }
 }
 
 inline types::result<kernel> bind(const bind_context& c) {

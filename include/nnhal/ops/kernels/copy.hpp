@@ -183,37 +183,52 @@ inline std::size_t copy_strided(std::byte* dst, const strided_source& src, std::
 
 namespace detail {
 
-// dst[c][r] = src[r][c] for r in [r0, r1), c in [c0, c1) of one batch [rows, cols],
-// elements of ES bytes, in square tiles so both sides stay within a few cache lines.
+// dst[c][r] = src[r][c] for one plane [rows, cols]: src rows `ss` bytes apart, dst rows
+// `ds` bytes apart, elements of ES bytes, in square tiles so both sides stay within a few
+// cache lines.
 template <std::size_t ES>
-inline void transpose_region(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols, std::size_t r0,
-                             std::size_t r1, std::size_t c0, std::size_t c1) noexcept {
+inline void transpose_region(std::byte* dst, std::size_t ds, const std::byte* src, std::size_t ss, std::size_t rows,
+                             std::size_t cols) noexcept {
   constexpr std::size_t tile = ES >= 4 ? 16 : 32;
-  for (std::size_t tr = r0; tr < r1; tr += tile) {
-    const std::size_t tr1 = std::min(r1, tr + tile);
-    for (std::size_t tc = c0; tc < c1; tc += tile) {
-      const std::size_t tc1 = std::min(c1, tc + tile);
+  for (std::size_t tr = 0; tr < rows; tr += tile) {
+    const std::size_t tr1 = std::min(rows, tr + tile);
+    for (std::size_t tc = 0; tc < cols; tc += tile) {
+      const std::size_t tc1 = std::min(cols, tc + tile);
       for (std::size_t c = tc; c < tc1; ++c) {
-        std::byte* out = dst + (c * rows + tr) * ES;
-        const std::byte* in = src + (tr * cols + c) * ES;
-        for (std::size_t r = tr; r < tr1; ++r, out += ES, in += cols * ES) std::memcpy(out, in, ES);
+        std::byte* out = dst + c * ds + tr * ES;
+        const std::byte* in = src + tr * ss + c * ES;
+        for (std::size_t r = tr; r < tr1; ++r, out += ES, in += ss) std::memcpy(out, in, ES);
       }
     }
   }
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-// The 16 x 16 block of 4-byte elements at src (rows `ss` bytes apart) transposed in
-// registers: r[j] becomes column j. Pairs of rows interleaved by element, then by element
+// Mask of the first `n` of 64 bytes (n <= 64).
+inline __mmask64 first_bytes(std::size_t n) noexcept { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
+
+// The block of 16 rows of 64 bytes at src (rows `ss` bytes apart), as 16 x 16 4-byte
+// elements, transposed in registers: r[j] becomes column j. An Edge block reads only the
+// first `nr` rows and `bytes` bytes of each, the rest being zero (the block kernels below
+// are likewise instantiated for whole blocks and, with masked loads and stores, for the
+// partial ones at the plane's edges). Pairs of rows interleaved by element, then by element
 // pair, then 128-bit lanes exchanged in two rounds (64 shuffles for 16 vectors).
-NNHAL_TARGET_AVX512 inline void transpose_16x16_x32_load(__m512 (&r)[16], const std::byte* src, std::size_t ss) noexcept {
+template <bool Edge>
+NNHAL_TARGET_AVX512 inline void transpose_16x16_x32_load(__m512 (&r)[16], const std::byte* src, std::size_t ss,
+                                                         std::size_t nr, std::size_t bytes) noexcept {
   // (maskz forms with every lane set: GCC 12 reports the plain forms' pass-through operand
   // as uninitialized)
   constexpr __mmask16 all16 = 0xffff;
   constexpr __mmask8 all8 = 0xff;
   __m512 t[16];
+  if constexpr (Edge) {
+    const __mmask64 cols = first_bytes(bytes);
+    for (std::size_t i = 0; i < 16; ++i)
+      r[i] = i < nr ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi8(cols, src + i * ss)) : _mm512_setzero_ps();
+  } else {
 #pragma GCC unroll 16
-  for (std::size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ss);
+    for (std::size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ss);
+  }
 #pragma GCC unroll 8
   for (std::size_t k = 0; k < 8; ++k) {
     t[2 * k] = _mm512_maskz_unpacklo_ps(all16, r[2 * k], r[2 * k + 1]);
@@ -245,40 +260,68 @@ NNHAL_TARGET_AVX512 inline void transpose_16x16_x32_load(__m512 (&r)[16], const 
 }
 
 // The 16 x 16 block of 4-byte elements at src (rows `ss` bytes apart) transposed to dst
-// (rows `ds` bytes apart).
+// (rows `ds` bytes apart); an Edge block: its first nr rows and nc columns.
+template <bool Edge>
 NNHAL_TARGET_AVX512 inline void transpose_16x16_x32(std::byte* dst, std::size_t ds, const std::byte* src,
-                                                    std::size_t ss) noexcept {
+                                                    std::size_t ss, std::size_t nr = 16, std::size_t nc = 16) noexcept {
   __m512 r[16];
-  transpose_16x16_x32_load(r, src, ss);
+  transpose_16x16_x32_load<Edge>(r, src, ss, nr, 4 * nc);
+  const auto rows = static_cast<__mmask16>((1u << nr) - 1);
 #pragma GCC unroll 16
-  for (std::size_t j = 0; j < 16; ++j) _mm512_storeu_ps(dst + j * ds, r[j]);
+  for (std::size_t j = 0; j < 16; ++j) {
+    if constexpr (Edge) {
+      if (j >= nc) break;
+      if (nr < 16) _mm512_mask_storeu_ps(dst + j * ds, rows, r[j]);
+      else _mm512_storeu_ps(dst + j * ds, r[j]);  // (masked stores cost more: only where needed)
+    } else {
+      _mm512_storeu_ps(dst + j * ds, r[j]);
+    }
+  }
 }
 
 // The 16 x 32 block of 2-byte elements at src (rows `ss` bytes apart) transposed to 32 rows
-// of 16 at dst (`ds` bytes apart): transposed as 16 x 16 pairs, column j of pairs holds
-// output rows 2j (low halves) and 2j + 1 (high halves), split by two narrowing moves.
+// of 16 at dst (`ds` bytes apart); an Edge block: its first nr rows and nc columns.
+// Transposed as 16 x 16 pairs, column j of pairs holds output rows 2j (low halves) and
+// 2j + 1 (high halves), split by two narrowing moves.
+template <bool Edge>
 NNHAL_TARGET_AVX512 inline void transpose_16x32_x16(std::byte* dst, std::size_t ds, const std::byte* src,
-                                                    std::size_t ss) noexcept {
+                                                    std::size_t ss, std::size_t nr = 16, std::size_t nc = 32) noexcept {
   constexpr __mmask16 all16 = 0xffff;
   __m512 r[16];
-  transpose_16x16_x32_load(r, src, ss);
+  transpose_16x16_x32_load<Edge>(r, src, ss, nr, 2 * nc);
+  const auto rows = static_cast<__mmask16>((1u << nr) - 1);
 #pragma GCC unroll 16
   for (std::size_t j = 0; j < 16; ++j) {
     const __m512i pairs = _mm512_castps_si512(r[j]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 2 * j * ds), _mm512_maskz_cvtepi32_epi16(all16, pairs));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (2 * j + 1) * ds),
-                        _mm512_maskz_cvtepi32_epi16(all16, _mm512_maskz_srli_epi32(all16, pairs, 16)));
+    const __m256i even = _mm512_maskz_cvtepi32_epi16(all16, pairs);
+    const __m256i odd = _mm512_maskz_cvtepi32_epi16(all16, _mm512_maskz_srli_epi32(all16, pairs, 16));
+    if constexpr (Edge) {
+      if (2 * j >= nc) break;
+      if (nr < 16) _mm256_mask_storeu_epi16(dst + 2 * j * ds, rows, even);
+      else _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 2 * j * ds), even);
+      if (2 * j + 1 >= nc) break;
+      if (nr < 16) _mm256_mask_storeu_epi16(dst + (2 * j + 1) * ds, rows, odd);
+      else _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (2 * j + 1) * ds), odd);
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 2 * j * ds), even);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (2 * j + 1) * ds), odd);
+    }
   }
 }
 
 // The 8 x 64 block of bytes at src (rows `ss` bytes apart) transposed to 64 rows of 8
-// bytes at dst (`ds` bytes apart): the 8 x 8 matrix of 8-byte pieces transposed across
-// the registers (three rounds of 64-bit permutes), then each piece's 8 x 8 bytes by one
-// vpermb.
+// bytes at dst (`ds` bytes apart); an Edge block: its first nr rows and nc columns. The
+// 8 x 8 matrix of 8-byte pieces transposed across the registers (three rounds of 64-bit
+// permutes), then each piece's 8 x 8 bytes by one vpermb.
+template <bool Edge>
 NNHAL_TARGET_AVX512_VBMI inline void transpose_8x64_x8(std::byte* dst, std::size_t ds, const std::byte* src,
-                                                       std::size_t ss) noexcept {
+                                                       std::size_t ss, std::size_t nr = 8, std::size_t nc = 64) noexcept {
   __m512i r[8], t[8];
-  for (std::size_t i = 0; i < 8; ++i) r[i] = _mm512_loadu_si512(src + i * ss);
+  const __mmask64 cols = first_bytes(nc);
+  for (std::size_t i = 0; i < 8; ++i) {
+    if constexpr (Edge) r[i] = i < nr ? _mm512_maskz_loadu_epi8(cols, src + i * ss) : _mm512_setzero_si512();
+    else r[i] = _mm512_loadu_si512(src + i * ss);
+  }
   // Round with distance h: rows i and i + h exchange the pieces whose index has bit h
   // set in the first and clear in the second.
   const __m512i lo1 = _mm512_set_epi64(14, 6, 12, 4, 10, 2, 8, 0), hi1 = _mm512_set_epi64(15, 7, 13, 5, 11, 3, 9, 1);
@@ -305,76 +348,100 @@ NNHAL_TARGET_AVX512_VBMI inline void transpose_8x64_x8(std::byte* dst, std::size
     return a;
   }();
   const __m512i idx = _mm512_loadu_si512(swap_bytes.data());
-  for (std::size_t j = 0; j < 8; ++j) {
+  const auto rows = static_cast<__mmask16>((1u << nr) - 1);
+  for (std::size_t j = 0; j < 8 && 8 * j < nc; ++j) {  // (no row pointer formed past the last)
     const __m512i v = _mm512_maskz_permutexvar_epi8(~__mmask64{0}, idx, t[j]);  // maskz: as above
     std::byte* row = dst + 8 * j * ds;
     const __m128i q[4] = {_mm512_maskz_extracti32x4_epi32(0xf, v, 0), _mm512_maskz_extracti32x4_epi32(0xf, v, 1),
                           _mm512_maskz_extracti32x4_epi32(0xf, v, 2), _mm512_maskz_extracti32x4_epi32(0xf, v, 3)};
-    for (std::size_t c = 0; c < 8; c += 2) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(row + c * ds), q[c / 2]);
-      // (not _mm_storeh_pd: it stores through a double*, which need not be aligned here)
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(row + (c + 1) * ds), _mm_unpackhi_epi64(q[c / 2], q[c / 2]));
+    for (std::size_t c = 0; c < 8; c += 2) {  // output rows 8j + c and 8j + c + 1
+      const __m128i high = _mm_unpackhi_epi64(q[c / 2], q[c / 2]);
+      if constexpr (Edge) {
+        if (8 * j + c >= nc) break;
+        if (nr < 8) _mm_mask_storeu_epi8(row + c * ds, rows, q[c / 2]);
+        else _mm_storel_epi64(reinterpret_cast<__m128i*>(row + c * ds), q[c / 2]);
+        if (8 * j + c + 1 >= nc) break;
+        if (nr < 8) _mm_mask_storeu_epi8(row + (c + 1) * ds, rows, high);
+        else _mm_storel_epi64(reinterpret_cast<__m128i*>(row + (c + 1) * ds), high);
+      } else {
+        // (not _mm_storeh_pd for the high half: it stores through a double*, which need not
+        // be aligned here)
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(row + c * ds), q[c / 2]);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(row + (c + 1) * ds), high);
+      }
     }
   }
 }
 #endif
 
-// One batch: full 16 x 16 blocks of 4-byte elements, 16 x 32 of 2-byte ones or 8 x 64 of
-// bytes, by the AVX-512 kernels when the CPU has them; every other element by
-// transpose_region.
+// One plane [rows, cols] (src rows `ss` bytes apart) to [cols, rows] (dst rows `ds` bytes
+// apart): by the AVX-512 kernels in 16 x 16 blocks of 4-byte elements, 16 x 32 of 2-byte
+// ones or 8 x 64 of bytes when the CPU has them, otherwise by transpose_region.
 template <std::size_t ES>
-inline void transpose_tiles(std::byte* dst, const std::byte* src, std::size_t rows, std::size_t cols) noexcept {
-  std::size_t rv = 0, cv = 0;  // [0, rv) x [0, cv) done by vectors
+inline void transpose_tiles(std::byte* dst, std::size_t ds, const std::byte* src, std::size_t ss, std::size_t rows,
+                            std::size_t cols) noexcept {
 #if NNHAL_HAVE_X86_KERNELS
+  // Whole blocks of 16 rows of one register (8 rows for bytes), then the partial blocks of
+  // the right and bottom edges.
   if constexpr (ES == 4 || ES == 2) {
     if (simd::cpu().avx512) {
-      constexpr std::size_t width = 64 / ES;  // a block: 16 rows of one register each
-      rv = rows / 16 * 16;
-      cv = cols / width * width;
+      constexpr std::size_t width = 64 / ES;
+      const auto block = [&]<bool Edge>(std::size_t r, std::size_t c) {
+        const std::size_t nr = std::min<std::size_t>(16, rows - r), nc = std::min(width, cols - c);
+        std::byte* d = dst + c * ds + r * ES;
+        const std::byte* s = src + r * ss + c * ES;
+        if constexpr (ES == 4) transpose_16x16_x32<Edge>(d, ds, s, ss, nr, nc);
+        else transpose_16x32_x16<Edge>(d, ds, s, ss, nr, nc);
+      };
+      const std::size_t rv = rows / 16 * 16, cv = cols / width * width;
       for (std::size_t r = 0; r < rv; r += 16)
-        for (std::size_t c = 0; c < cv; c += width) {
-          std::byte* d = dst + (c * rows + r) * ES;
-          const std::byte* s = src + (r * cols + c) * ES;
-          if constexpr (ES == 4) transpose_16x16_x32(d, rows * ES, s, cols * ES);
-          else transpose_16x32_x16(d, rows * ES, s, cols * ES);
-        }
+        for (std::size_t c = 0; c < cv; c += width) block.template operator()<false>(r, c);
+      for (std::size_t r = 0; cv < cols && r < rows; r += 16) block.template operator()<true>(r, cv);
+      for (std::size_t c = 0; rv < rows && c < cv; c += width) block.template operator()<true>(rv, c);
+      return;
     }
   } else if constexpr (ES == 1) {
     if (simd::cpu().avx512_vbmi) {
-      rv = rows / 8 * 8;
-      cv = cols / 64 * 64;
+      const auto block = [&]<bool Edge>(std::size_t r, std::size_t c) {
+        transpose_8x64_x8<Edge>(dst + c * ds + r, ds, src + r * ss + c, ss, std::min<std::size_t>(8, rows - r),
+                                std::min<std::size_t>(64, cols - c));
+      };
+      const std::size_t rv = rows / 8 * 8, cv = cols / 64 * 64;
       for (std::size_t c = 0; c < cv; c += 64)
-        for (std::size_t r = 0; r < rv; r += 8) transpose_8x64_x8(dst + c * rows + r, rows, src + r * cols + c, cols);
+        for (std::size_t r = 0; r < rv; r += 8) block.template operator()<false>(r, c);
+      for (std::size_t r = 0; cv < cols && r < rows; r += 8) block.template operator()<true>(r, cv);
+      for (std::size_t c = 0; rv < rows && c < cv; c += 64) block.template operator()<true>(rv, c);
+      return;
     }
   }
 #endif
-  transpose_region<ES>(dst, src, rows, cols, 0, rv, cv, cols);
-  transpose_region<ES>(dst, src, rows, cols, rv, rows, 0, cols);
+  transpose_region<ES>(dst, ds, src, ss, rows, cols);
 }
 
 }  // namespace detail
+
+/// One plane: dst[c][r] = src[r][c] for the [rows, cols] elements of `es` bytes at src
+/// (rows `ss` bytes apart), dst rows `ds` bytes apart.
+inline void transpose_plane(std::byte* dst, std::size_t ds, const std::byte* src, std::size_t ss, std::size_t rows,
+                            std::size_t cols, std::size_t es) noexcept {
+  switch (es) {
+    case 1: return detail::transpose_tiles<1>(dst, ds, src, ss, rows, cols);
+    case 2: return detail::transpose_tiles<2>(dst, ds, src, ss, rows, cols);
+    case 4: return detail::transpose_tiles<4>(dst, ds, src, ss, rows, cols);
+    case 8: return detail::transpose_tiles<8>(dst, ds, src, ss, rows, cols);
+    default:
+      for (std::size_t c = 0; c < cols; ++c)
+        for (std::size_t r = 0; r < rows; ++r) std::memcpy(dst + c * ds + r * es, src + r * ss + c * es, es);
+  }
+}
 
 /// `batches` dense matrices [rows, cols] in `src` become [cols, rows] in `dst` (the
 /// NHWC <-> NCHW layouts are this with rows/cols = H*W and C).
 inline void transpose_2d(std::byte* dst, const std::byte* src, std::size_t batches, std::size_t rows, std::size_t cols,
                          std::size_t es) noexcept {
   const std::size_t plane = rows * cols * es;
-  for (std::size_t b = 0; b < batches; ++b, src += plane, dst += plane) {
-    switch (es) {
-      case 1: detail::transpose_tiles<1>(dst, src, rows, cols); break;
-      case 2: detail::transpose_tiles<2>(dst, src, rows, cols); break;
-      case 4: detail::transpose_tiles<4>(dst, src, rows, cols); break;
-      case 8: detail::transpose_tiles<8>(dst, src, rows, cols); break;
-      default: {
-        strided_source s;
-        s.base = src;
-        s.rank = 2;
-        s.extent = {cols, rows};
-        s.stride = {static_cast<std::ptrdiff_t>(es), static_cast<std::ptrdiff_t>(cols * es)};
-        copy_strided(dst, s, es);
-      }
-    }
-  }
+  for (std::size_t b = 0; b < batches; ++b, src += plane, dst += plane)
+    transpose_plane(dst, rows * es, src, cols * es, rows, cols, es);
 }
 
 /// Writes `count` copies of the `bytes`-long block at `dst` right after it (the block
