@@ -4,8 +4,10 @@
 // for quant8: 2 ops per multiply-add) and the fraction of this core's measured peak (FMA
 // for float32, vpdpbusd for quant8) as counters.
 // Names: conv/<op>/<dtype>/<shape>/<impl>, op in {conv_2d, depthwise_conv_2d,
-// fully_connected}, dtype in {f32, qu8, qs8, qc8} (qc8: signed activations with
-// per-channel filters), impl in {nnhal, xnnpack, onednn}. oneDNN has no unsigned filters:
+// fully_connected}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
+// per-channel filters), impl in {nnhal, xnnpack, onednn}. float16 (float32 arithmetic, its
+// peak the FMA one) runs no oneDNN column: oneDNN computes float16 convolutions only on
+// CPUs with AVX512-FP16. oneDNN has no unsigned filters:
 // its qu8 column runs u8 activations with s8 filters. GFLOP/s of an all-cores run are
 // still reported against one core's peak (peak_frac above 1 is possible).
 #include <benchmark/benchmark.h>
@@ -38,17 +40,19 @@ namespace {
 using types::OperandType;
 using types::OperationType;
 
-enum class dtype { f32, qu8, qs8, qc8 };
+enum class dtype { f32, f16, qu8, qs8, qc8 };
 const char* name_of(dtype d) {
   switch (d) {
     case dtype::f32: return "f32";
+    case dtype::f16: return "f16";
     case dtype::qu8: return "qu8";
     case dtype::qs8: return "qs8";
     default: return "qc8";
   }
 }
 OperandType act_type(dtype d) {
-  return d == dtype::f32 ? OperandType::TENSOR_FLOAT32
+  return d == dtype::f32   ? OperandType::TENSOR_FLOAT32
+         : d == dtype::f16 ? OperandType::TENSOR_FLOAT16
          : d == dtype::qu8 ? OperandType::TENSOR_QUANT8_ASYMM
                            : OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 }
@@ -112,6 +116,7 @@ std::vector<float> channel_scales(std::uint32_t n) {
 struct case_data {
   std::vector<std::uint8_t> input, filter, output;
   std::vector<float> input_f, filter_f, bias_f, output_f;
+  std::vector<types::float16> input_h, filter_h, bias_h, output_h;  // float16: the float values rounded
   std::vector<std::int32_t> bias_q;
   std::vector<float> scales;
 };
@@ -128,6 +133,11 @@ case_data make_data(const layer& l, dtype d) {
     for (std::size_t i = 0; i < n_w; ++i) c.filter_f.push_back(real(rng) * 0.1f);
     for (std::size_t i = 0; i < l.cout; ++i) c.bias_f.push_back(real(rng));
     c.output_f.assign(n_out, 0.0f);
+  } else if (d == dtype::f16) {
+    for (std::size_t i = 0; i < n_in; ++i) c.input_h.push_back(types::to_float16(real(rng)));
+    for (std::size_t i = 0; i < n_w; ++i) c.filter_h.push_back(types::to_float16(real(rng) * 0.1f));
+    for (std::size_t i = 0; i < l.cout; ++i) c.bias_h.push_back(types::to_float16(real(rng)));
+    c.output_h.assign(n_out, types::float16{});
   } else {
     for (std::size_t i = 0; i < n_in; ++i) c.input.push_back(static_cast<std::uint8_t>(byte(rng)));
     for (std::size_t i = 0; i < n_w; ++i)
@@ -142,7 +152,7 @@ case_data make_data(const layer& l, dtype d) {
 void report(benchmark::State& state, const layer& l, dtype d) {
   const double total = l.ops() * static_cast<double>(state.iterations());
   state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
-  const double peak = d == dtype::f32 ? peaks().fma_f32_flops : peaks().vnni_int8_ops;
+  const double peak = d == dtype::f32 || d == dtype::f16 ? peaks().fma_f32_flops : peaks().vnni_int8_ops;
   if (peak > 0) state.counters["peak_frac"] = benchmark::Counter(total / peak, benchmark::Counter::kIsRate);
 }
 
@@ -150,7 +160,7 @@ void report(benchmark::State& state, const layer& l, dtype d) {
 
 void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
   case_data c = make_data(l, d);
-  const bool q = d != dtype::f32;
+  const bool q = d != dtype::f32 && d != dtype::f16;
   const bool fc = l.op == OperationType::FULLY_CONNECTED;
   const std::vector<std::uint32_t> in_dims = fc ? std::vector<std::uint32_t>{1, l.cin}
                                                 : std::vector<std::uint32_t>{1, l.h, l.w, l.cin};
@@ -190,6 +200,10 @@ void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     if (d == dtype::qc8) in.back().channel_quant = &channel;
     in.push_back(tensor(OperandType::TENSOR_INT32, b_dims, d == dtype::qc8 ? 0.0f : in_scale * w_scale, 0,
                         c.bias_q.data(), 4 * c.bias_q.size()));
+  } else if (d == dtype::f16) {
+    in.push_back(tensor(act_type(d), in_dims, 0, 0, c.input_h.data(), 2 * c.input_h.size()));
+    in.push_back(tensor(filter_type(d), w_dims, 0, 0, c.filter_h.data(), 2 * c.filter_h.size()));
+    in.push_back(tensor(act_type(d), b_dims, 0, 0, c.bias_h.data(), 2 * c.bias_h.size()));
   } else {
     in.push_back(tensor(act_type(d), in_dims, 0, 0, c.input_f.data(), 4 * c.input_f.size()));
     in.push_back(tensor(filter_type(d), w_dims, 0, 0, c.filter_f.data(), 4 * c.filter_f.size()));
@@ -206,8 +220,9 @@ void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     state.SkipWithError(bound.err().message.c_str());
     return;
   }
-  std::array<std::byte*, 1> data{q ? reinterpret_cast<std::byte*>(c.output.data())
-                                   : reinterpret_cast<std::byte*>(c.output_f.data())};
+  std::array<std::byte*, 1> data{q                 ? reinterpret_cast<std::byte*>(c.output.data())
+                                 : d == dtype::f16 ? reinterpret_cast<std::byte*>(c.output_h.data())
+                                                   : reinterpret_cast<std::byte*>(c.output_f.data())};
   exec::serial_context serial;
   std::unique_ptr<exec::thread_pool> pool;  // the calling thread takes part: cores - 1 workers
   std::unique_ptr<exec::pool_context> threads;
@@ -252,6 +267,16 @@ void xnnpack_case(benchmark::State& state, layer l, dtype d, std::size_t cores) 
       if (s == xnn_status_success)
         s = fc ? xnn_setup_fully_connected_nc_f32(o, 1, c.input_f.data(), c.output_f.data(), threads)
                : xnn_setup_convolution2d_nhwc_f32(o, 1, l.h, l.w, c.input_f.data(), c.output_f.data(), threads);
+      break;
+    case dtype::f16:
+      s = fc ? xnn_create_fully_connected_nc_f16(l.cin, l.cout, l.cin, l.cout, c.filter_h.data(), c.bias_h.data(), 0.0f,
+                                                 INFINITY, 0, &o)
+             : xnn_create_convolution2d_nhwc_f16(pt, pr, pb, pl, l.k, l.k, l.stride, l.stride, 1, 1, groups, gin, gout,
+                                                 l.cin, l.cout, c.filter_h.data(), c.bias_h.data(), 0.0f, 6.0f, flags,
+                                                 &o);
+      if (s == xnn_status_success)
+        s = fc ? xnn_setup_fully_connected_nc_f16(o, 1, c.input_h.data(), c.output_h.data(), threads)
+               : xnn_setup_convolution2d_nhwc_f16(o, 1, l.h, l.w, c.input_h.data(), c.output_h.data(), threads);
       break;
     case dtype::qu8:
       s = fc ? xnn_create_fully_connected_nc_qu8(l.cin, l.cout, l.cin, l.cout, 128, in_scale, 120, w_scale,
@@ -384,7 +409,7 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
 
 int register_all() {
   for (const layer& l : layers)
-    for (dtype d : {dtype::f32, dtype::qu8, dtype::qs8, dtype::qc8}) {
+    for (dtype d : {dtype::f32, dtype::f16, dtype::qu8, dtype::qs8, dtype::qc8}) {
       if (d == dtype::qc8 && l.op == OperationType::FULLY_CONNECTED) continue;  // no per-channel FULLY_CONNECTED
       const std::string base = std::string("conv/") + l.op_name() + "/" + name_of(d) + "/" + l.shape + "/";
       std::vector<std::size_t> core_counts{1};
@@ -401,7 +426,7 @@ int register_all() {
         reg("xnnpack", xnnpack_case);
 #endif
 #if NNHAL_BENCH_ONEDNN
-        reg("onednn", onednn_case);
+        if (d != dtype::f16) reg("onednn", onednn_case);
 #endif
       }
     }

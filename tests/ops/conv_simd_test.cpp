@@ -2,7 +2,8 @@
 // depthwise) against reference() on random shapes: odd channel counts and panel tails,
 // kernel sizes 1..7, strides 1..3, dilation 1..3, explicit padding, every activation, NHWC
 // and NCHW, constant filters packed at bind and filters read at execution. Quant8 results
-// must equal reference() bit for bit; float32 within float rounding. reference() itself
+// must equal reference() bit for bit; float32 within float rounding; float16 (the float32
+// kernels on widened operands) at most one half step apart. reference() itself
 // is checked against the real-number definitions in conv_test.cpp. Also the per-lane
 // AVX-512 requantization against the scalar one.
 #include <doctest/doctest.h>
@@ -39,6 +40,7 @@ void fill(tensor& o, rng& r) {
   for (std::size_t i = 0; i < o.count(); ++i) {
     switch (o.type) {
       case OT::TENSOR_FLOAT32: o.set(i, r.real(-1.0f, 1.0f)); break;
+      case OT::TENSOR_FLOAT16: o.set(i, ty::to_float16(r.real(-1.0f, 1.0f))); break;
       case OT::TENSOR_INT32: o.set(i, static_cast<std::int32_t>(r.uniform(-20000, 20000))); break;
       case OT::TENSOR_QUANT8_SYMM_PER_CHANNEL: o.set(i, static_cast<std::uint8_t>(r.uniform(-127, 127))); break;
       default: o.set(i, static_cast<std::uint8_t>(r.uniform(0, 255))); break;
@@ -71,8 +73,32 @@ outputs run_both(OpT op, std::vector<tensor> ins, const tensor& out, bool consta
   return o;
 }
 
+/// Float16 results: the float32 sums of the two kernels, added in different orders, may
+/// round to neighbouring halves, never further apart.
+bool within_one_half_step(ty::float16 a, ty::float16 b) {
+  const float x = ty::to_float(a), y = ty::to_float(b);
+  if (x == y) return true;
+  const float step = std::ldexp(1.0f, std::max(std::ilogb(std::max(std::abs(x), std::abs(y))), -14) - 10);
+  return std::abs(x - y) <= step;
+}
+
 void check_same(OT t, const outputs& o, const std::string& what) {
   INFO(what);
+  if (t == OT::TENSOR_FLOAT16) {
+    // A sum lands that close to a rounding boundary rarely: at most 1% of the elements
+    // (or one) may differ, by one step.
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < o.ref.count(); ++i) {
+      const auto a = o.fast.get<ty::float16>(i), b = o.ref.get<ty::float16>(i);
+      differ += a == b ? 0 : 1;
+      if (!within_one_half_step(a, b)) {
+        FAIL_CHECK("element ", i, ": ", ty::to_float(a), " vs reference ", ty::to_float(b));
+        return;
+      }
+    }
+    CHECK_MESSAGE(differ <= std::max<std::size_t>(1, o.ref.count() / 100), differ, " of ", o.ref.count(), " differ");
+    return;
+  }
   if (t != OT::TENSOR_FLOAT32) {
     const auto& fast = o.fast.bytes;
     const auto& ref = o.ref.bytes;
@@ -98,6 +124,7 @@ struct types_case {
   const char* name;
 };
 constexpr types_case all_types[] = {{OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT32, "f32"},
+                                    {OT::TENSOR_FLOAT16, OT::TENSOR_FLOAT16, "f16"},
                                     {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM, "qu8"},
                                     {OT::TENSOR_QUANT8_ASYMM_SIGNED, OT::TENSOR_QUANT8_ASYMM_SIGNED, "qs8"},
                                     {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_SYMM_PER_CHANNEL, "qu8/qc8"},
@@ -163,7 +190,7 @@ quant_choice choose_quant(const types_case& t, std::size_t k, std::size_t channe
 /// Filter (or weights) and bias operands of a case; `bias_scales` per channel.
 void make_filter_bias(const types_case& t, const quant_choice& q, ty::dims_t filter_dims, std::uint32_t channels,
                       std::uint32_t channel_dim, rng& r, tensor& filter, tensor& bias) {
-  const bool quant = t.in != OT::TENSOR_FLOAT32;
+  const bool quant = !is_float(t.in);
   filter = make_tensor(t.filter, std::move(filter_dims), quant ? q.w_scale : 0.0f, q.w_zp);
   if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
     filter.scale = 0.0f;
@@ -171,7 +198,7 @@ void make_filter_bias(const types_case& t, const quant_choice& q, ty::dims_t fil
     filter.channel_dim = channel_dim;
   }
   fill(filter, r);
-  bias = make_tensor(quant ? OT::TENSOR_INT32 : OT::TENSOR_FLOAT32, {channels}, quant ? q.in_scale * q.w_scale : 0.0f);
+  bias = make_tensor(quant ? OT::TENSOR_INT32 : t.in, {channels}, quant ? q.in_scale * q.w_scale : 0.0f);
   if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) bias.scale = 0.0f;
   fill(bias, r);
 }
@@ -184,7 +211,7 @@ struct case_operands {
 };
 case_operands make_operands(const geometry_case& g, const types_case& t, const quant_choice& q, bool depthwise,
                             rng& r) {
-  const bool quant = t.in != OT::TENSOR_FLOAT32;
+  const bool quant = !is_float(t.in);
   tensor input = make_tensor(t.in,
                              g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
                                     : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
@@ -214,6 +241,7 @@ case_operands make_operands(const geometry_case& g, const types_case& t, const q
 template <class Ref>
 void with_tags(const types_case& t, Ref&& ref) {
   if (t.in == OT::TENSOR_FLOAT32) ref(ty::f32{}, ty::f32{});
+  else if (t.in == OT::TENSOR_FLOAT16) ref(ty::f16{}, ty::f16{});
   else if (t.in == OT::TENSOR_QUANT8_ASYMM && t.filter == t.in) ref(ty::qu8{}, ty::qu8{});
   else if (t.in == OT::TENSOR_QUANT8_ASYMM) ref(ty::qu8{}, ty::qc8{});
   else if (t.filter == t.in) ref(ty::qs8{}, ty::qs8{});
@@ -241,7 +269,7 @@ void check_case(bool depthwise, const types_case& t, const geometry_case& g, std
   const outputs o = run_both(depthwise ? OpT::DEPTHWISE_CONV_2D : OpT::CONV_2D, c.ins, c.out, r.coin(),
                              [&](const ops::kernel_io& io) {
                                with_tags(t, [&]<class In, class F>(In, F) {
-                                 const auto rq = requant_of(io, t.in != OT::TENSOR_FLOAT32);
+                                 const auto rq = requant_of(io, !is_float(t.in));
                                  if (depthwise) ops::depthwise_conv_2d::reference<In, F>(io, rq);
                                  else ops::conv_2d::reference<In, F>(io, rq);
                                });
@@ -317,7 +345,7 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
       const auto units = static_cast<std::uint32_t>(r.uniform(1, n % 3 == 0 ? 1001 : 150));
       const std::int32_t act = r.uniform(0, 3);
       const quant_choice q = choose_quant(t, depth, units, r);
-      const bool quant = t.in != OT::TENSOR_FLOAT32;
+      const bool quant = !is_float(t.in);
       tensor input = make_tensor(t.in, {batch, depth}, quant ? q.in_scale : 0.0f, q.in_zp);
       fill(input, r);
       tensor weights, bias;
@@ -327,6 +355,7 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
       const outputs o = run_both(OpT::FULLY_CONNECTED, ins, out, r.coin(), [&](const ops::kernel_io& io) {
         const auto rq = requant_of(io, quant);
         if (t.in == OT::TENSOR_FLOAT32) ops::fully_connected::reference<ty::f32>(io, rq);
+        else if (t.in == OT::TENSOR_FLOAT16) ops::fully_connected::reference<ty::f16>(io, rq);
         else if (t.in == OT::TENSOR_QUANT8_ASYMM) ops::fully_connected::reference<ty::qu8>(io, rq);
         else ops::fully_connected::reference<ty::qs8>(io, rq);
       });

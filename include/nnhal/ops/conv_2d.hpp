@@ -6,6 +6,7 @@
 
 #include "nnhal/ops/kernels/conv_common.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
 #include "nnhal/types/signatures/conv_2d.hpp"
 
@@ -24,9 +25,11 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 /// On AVX-512 (float32) / AVX-512 VNNI (quant8) CPUs: the packed GEMM of
-/// kernels/gemm_avx512.hpp. Otherwise float32: the packed xsimd direct convolution. Float16
-/// and the rest: the reference, with the requantization multipliers computed here, once.
+/// kernels/gemm_avx512.hpp. Otherwise float32: the packed xsimd direct convolution. Float16:
+/// the float32 kernel on widened operands (kernels/float16_via_float32.hpp). The rest: the
+/// reference, with the requantization multipliers computed here, once.
 inline types::result<kernel> bind(const bind_context& c) {
+  if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
 #if NNHAL_HAVE_X86_KERNELS
   if (auto k = kernels::conv::avx512::bind_conv(c, conv_kind::conv, &contract::slots)) return std::move(*k);
 #endif

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/dwconv_avx512.hpp"
 #include "nnhal/types/signatures/depthwise_conv_2d.hpp"
@@ -25,6 +26,7 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
+  if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
   const bool multiplier_1 = types::sig::detail::conv_int(c.in, contract::slots(c.in).extra, 1) == 1;
 #if NNHAL_HAVE_X86_KERNELS
   if (multiplier_1)

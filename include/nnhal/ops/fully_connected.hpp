@@ -6,6 +6,7 @@
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
 
@@ -29,12 +30,12 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
+  if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
 #if NNHAL_HAVE_X86_KERNELS
   if (auto k = kernels::conv::avx512::bind_fully_connected(c)) return std::move(*k);
 #endif
   switch (c.in[0].type) {
     case OperandType::TENSOR_FLOAT32: return kernels::conv::bind_fully_connected_f32(c);
-    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, {}); }};
     case OperandType::TENSOR_QUANT8_ASYMM: {
       const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
       return kernel{[q](const kernel_io& io) { reference<types::qu8>(io, q); }};

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
 #include "nnhal/types/signatures/grouped_conv_2d.hpp"
@@ -22,6 +23,7 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 inline types::result<kernel> bind(const bind_context& c) {
+  if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
 #if NNHAL_HAVE_X86_KERNELS
   if (types::sig::detail::conv_int(c.in, contract::slots(c.in).extra, 1) == 1)
     if (auto k = kernels::conv::avx512::bind_conv(c, conv_kind::grouped, &contract::slots)) return std::move(*k);
