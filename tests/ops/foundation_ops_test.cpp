@@ -359,7 +359,8 @@ TEST_CASE("oracle: RELU is max(0, x) in real numbers") {
 
 TEST_CASE("oracle: RESHAPE keeps the bytes and takes the target shape") {
   std::mt19937 seeds(0x4E5A);
-  for (OT type : unary_types) {
+  for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED,
+                  OT::TENSOR_INT32}) {
     for (int i = 0; i < 60; ++i) {
       const std::uint32_t seed = seeds();
       std::mt19937 rng(seed);
@@ -646,6 +647,9 @@ TEST_CASE("golden: RESHAPE") {
   const auto s = run_golden(OpT::RESHAPE, {qs8({4}, 1.0f, -128, {-128, -1, 0, 127}), i32_tensor({2, 1, 2})},
                             decl(OT::TENSOR_QUANT8_ASYMM_SIGNED, {2, 1, 2}, 1.0f, -128));
   CHECK(raws_of(s) == std::vector<std::int64_t>{-128, -1, 0, 127});
+  // TENSOR_INT32 (AIDL feature level 6).
+  const auto i = run_golden(OpT::RESHAPE, {i32({2, 2}, {-7, 0, 1 << 30, 5}), i32_tensor({4})}, decl(OT::TENSOR_INT32, {4}));
+  CHECK(raws_of(i) == std::vector<std::int64_t>{-7, 0, 1 << 30, 5});
 }
 
 TEST_CASE("golden: CONCATENATION") {

@@ -1,5 +1,5 @@
 // EXPAND_DIMS kernel; contract in types/signatures/expand_dims.hpp. Same bytes, one more
-// extent of 1: a copy here (the executor may alias the buffer instead).
+// extent of 1: one copy (the executor does not alias the two buffers yet).
 #pragma once
 
 #include "nnhal/ops/kernel.hpp"

@@ -1,5 +1,5 @@
 // SQUEEZE kernel; contract in types/signatures/squeeze.hpp. Same bytes, fewer extents:
-// a copy here (the executor may alias the buffer instead).
+// one copy (the executor does not alias the two buffers yet).
 #pragma once
 
 #include "nnhal/ops/kernel.hpp"

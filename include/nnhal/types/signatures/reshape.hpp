@@ -1,4 +1,4 @@
-// RESHAPE contract (HAL 1.3 types.hal, RESHAPE).
+// RESHAPE contract (HAL 1.3 types.hal, RESHAPE; TENSOR_INT32 since the AIDL HAL's feature level 6).
 #pragma once
 
 #include "nnhal/types/signature.hpp"
@@ -16,6 +16,7 @@ struct reshape {
       {.since = V::V1_0, .inputs = ins(T::TENSOR_QUANT8_ASYMM, T::TENSOR_INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM)},
       {.since = V::V1_2, .inputs = ins(T::TENSOR_FLOAT16, T::TENSOR_INT32), .outputs = outs(T::TENSOR_FLOAT16)},
       {.since = V::V1_3, .inputs = ins(T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_INT32), .outputs = outs(T::TENSOR_QUANT8_ASYMM_SIGNED)},
+      {.since = V::AIDL_V2, .inputs = ins(T::TENSOR_INT32, T::TENSOR_INT32), .outputs = outs(T::TENSOR_INT32)},
   });
 
   /// The output takes the shape operand's extents; one of them may be -1, meaning
