@@ -605,8 +605,11 @@ TEST_CASE("BATCH_MATMUL: adj_x / adj_y, ranks 2..4, every type") {
       const int rank = r.uniform(2, 4);
       dims_t batch_dims;
       for (int d = 0; d + 2 < rank; ++d) batch_dims.push_back(static_cast<std::uint32_t>(r.uniform(1, 3)));
-      const auto m = static_cast<std::uint32_t>(r.uniform(1, 5)), k = static_cast<std::uint32_t>(r.uniform(1, 6)),
-                 nn = static_cast<std::uint32_t>(r.uniform(1, 5));
+      // Every third case large enough for several GEMM panels, row tiles and a long depth.
+      const bool large = n % 3 == 0;
+      const auto m = static_cast<std::uint32_t>(r.uniform(1, large ? 40 : 5)),
+                 k = static_cast<std::uint32_t>(r.uniform(1, large ? 90 : 6)),
+                 nn = static_cast<std::uint32_t>(r.uniform(1, large ? 150 : 5));
       const bool adj_x = r.coin(), adj_y = r.coin();
       dims_t xd = batch_dims, yd = batch_dims, od = batch_dims;
       xd.push_back(adj_x ? k : m);

@@ -2,10 +2,20 @@
 // slice with the slices of input0 / input1 read transposed when adj_x / adj_y is set.
 // TENSOR_QUANT8_ASYMM_SIGNED follows the AOSP reference (int32 sums of zero-point-corrected
 // values, requantized by input0_scale * input1_scale / output_scale, clamped to int8);
-// TENSOR_INT32 wraps on overflow; float16 is computed in float32. Not vectorized yet.
+// TENSOR_INT32 wraps on overflow. Float32 on AVX-512 CPUs: each slice through the packed
+// GEMM of kernels/gemm_avx512.hpp (input1's slice packed as its weights, input0's rows read
+// in place, or transposed first when adj_x); float16: that kernel on widened operands
+// (kernels/float16_via_float32.hpp). The quantized and int32 forms run reference().
 #pragma once
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/copy.hpp"
+#include "nnhal/ops/kernels/float16_via_float32.hpp"
+#include "nnhal/ops/kernels/gemm_avx512.hpp"
 
 namespace nnhal::ops::batch_matmul {
 
@@ -37,10 +47,52 @@ void reference(const kernel_io& io, const requant& q) {
   }
 }
 
+#if NNHAL_HAVE_X86_KERNELS
+/// Float32 through the AVX-512 GEMM, slice by slice. Packing and transposes go to buffers
+/// kept per thread (no allocation once a thread has run the largest slice).
+inline void slices_f32_avx512(const kernel_io& io) {
+  namespace av = kernels::conv::avx512;
+  if (kernels::conv::element_count(io.out[0].dims) == 0) return;
+  const auto& xd = io.in[0].dims;
+  const auto& yd = io.in[1].dims;
+  const std::size_t rank = xd.size();
+  const bool adj_x = io.scalar<std::uint8_t>(2) != 0, adj_y = io.scalar<std::uint8_t>(3) != 0;
+  const std::size_t xr = xd[rank - 2], xc = xd[rank - 1], yr = yd[rank - 2], yc = yd[rank - 1];
+  const std::size_t m = adj_x ? xc : xr, depth = adj_x ? xr : xc, n = adj_y ? yr : yc;
+  const std::size_t slices = kernels::conv::element_count(io.out[0].dims) / (m * n);
+  kernels::conv::packed_f32 p = kernels::conv::packed_f32::shape(n, 1, depth, av::panel_width(n));
+  thread_local std::vector<float> packed, rows, zero_bias;
+  packed.resize(p.size());
+  zero_bias.assign(p.panels * p.nr, 0.0f);
+  p.w = std::shared_ptr<const float>(std::shared_ptr<const float>{}, packed.data());  // not owning
+  if (adj_x) rows.resize(m * depth);
+  const auto* x = reinterpret_cast<const float*>(io.in[0].value);
+  const auto* y = reinterpret_cast<const float*>(io.in[1].value);
+  auto* out = reinterpret_cast<float*>(io.out_data[0]);
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  for (std::size_t s = 0; s < slices; ++s) {
+    const float* xs = x + s * xr * xc;
+    const float* ys = y + s * yr * yc;
+    // Weights (n outputs of depth inputs): input1's slice is [n][depth] when adj_y, else [depth][n].
+    kernels::conv::pack_f32_into(packed.data(), p, ys, adj_y ? yc : 1, adj_y ? 1 : yc);
+    if (adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), depth * sizeof(float),
+                               reinterpret_cast<const std::byte*>(xs), xc * sizeof(float), xr, xc, sizeof(float));
+      xs = rows.data();
+    }
+    av::gemm_f32(av::dense_rows<float>{xs, depth}, m, p, zero_bias.data(), -inf, inf, out + s * m * n, io.par);
+  }
+}
+#endif
+
 inline types::result<kernel> bind(const bind_context& c) {
+  if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
   switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernel{[](const kernel_io& io) { reference<types::f32>(io, {}); }};
-    case OperandType::TENSOR_FLOAT16: return kernel{[](const kernel_io& io) { reference<types::f16>(io, {}); }};
+    case OperandType::TENSOR_FLOAT32:
+#if NNHAL_HAVE_X86_KERNELS
+      if (simd::cpu().avx512) return kernel{slices_f32_avx512};
+#endif
+      return kernel{[](const kernel_io& io) { reference<types::f32>(io, {}); }};
     case OperandType::TENSOR_INT32: return kernel{[](const kernel_io& io) { reference<types::i32>(io, {}); }};
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
       const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);

@@ -48,26 +48,40 @@ struct packed_f32 {
   }
 };
 
-inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
-  packed_f32 p = packed_f32::shape(out_c, taps, cin, nr);
-  const std::size_t k = taps * cin;
-  const std::shared_ptr<std::byte[]> bytes = types::large_bytes(p.size() * sizeof(float), true);
-  auto* buf = reinterpret_cast<float*>(bytes.get());
-  p.w = std::shared_ptr<const float>(bytes, buf);
-  // In blocks of 16 filter elements per row: each block reads one cache line of each of
-  // the panel's rows and writes 16 packed rows (16 nr floats) that stay cached meanwhile.
-  constexpr std::size_t block = 16;
+/// Packs the out_c x k matrix whose element (oc, i) is w[oc * ld_oc + i * ld_k] into
+/// `buf` (p.size() floats, p's shape) as panels [panel][k][nr], zero beyond out_c.
+inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::size_t ld_oc, std::size_t ld_k) {
+  const std::size_t k = p.taps * p.cin, nr = p.nr;
   for (std::size_t pn = 0; pn < p.panels; ++pn) {
-    const std::size_t oc0 = pn * nr, cols = std::min(nr, out_c - oc0);
+    const std::size_t oc0 = pn * nr, cols = std::min(nr, p.out_c - oc0);
     float* panel = buf + pn * k * nr;
+    if (ld_oc == 1) {  // rows of k: each packed row is a run of the source row
+      for (std::size_t i = 0; i < k; ++i) {
+        std::copy(w + i * ld_k + oc0, w + i * ld_k + oc0 + cols, panel + i * nr);
+        std::fill(panel + i * nr + cols, panel + (i + 1) * nr, 0.0f);
+      }
+      continue;
+    }
+    // In blocks of 16 elements per source row: each block reads one cache line of each of
+    // the panel's rows and writes 16 packed rows (16 nr floats) that stay cached meanwhile.
+    constexpr std::size_t block = 16;
     for (std::size_t i0 = 0; i0 < k; i0 += block) {
       const std::size_t i1 = std::min(k, i0 + block);
+      for (std::size_t i = i0; i < i1; ++i) std::fill(panel + i * nr + cols, panel + (i + 1) * nr, 0.0f);
       for (std::size_t j = 0; j < cols; ++j) {
-        const float* src = filter + (oc0 + j) * k;
-        for (std::size_t i = i0; i < i1; ++i) panel[i * nr + j] = src[i];
+        const float* src = w + (oc0 + j) * ld_oc;
+        for (std::size_t i = i0; i < i1; ++i) panel[i * nr + j] = src[i * ld_k];
       }
     }
   }
+}
+
+inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
+  packed_f32 p = packed_f32::shape(out_c, taps, cin, nr);
+  const std::shared_ptr<std::byte[]> bytes = types::large_bytes(p.size() * sizeof(float), false);
+  auto* buf = reinterpret_cast<float*>(bytes.get());
+  p.w = std::shared_ptr<const float>(bytes, buf);
+  pack_f32_into(buf, p, filter, taps * cin, 1);
   return p;
 }
 
