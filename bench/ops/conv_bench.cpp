@@ -4,7 +4,7 @@
 // for quant8: 2 ops per multiply-add) and the fraction of this core's measured peak (FMA
 // for float32, vpdpbusd for quant8) as counters.
 // Names: conv/<op>/<dtype>/<shape>/<impl>, op in {conv_2d, depthwise_conv_2d,
-// fully_connected}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
+// fully_connected, batch_matmul}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
 // per-channel filters), impl in {nnhal, xnnpack, onednn}. float16 (float32 arithmetic, its
 // peak the FMA one) runs no oneDNN column: oneDNN computes float16 convolutions only on
 // CPUs with AVX512-FP16. oneDNN has no unsigned filters:
@@ -407,6 +407,147 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
 }
 #endif
 
+// --- BATCH_MATMUL ----------------------------------------------------------------------
+// One [128, 768] x [768, 768] slice, float32 and float16, both inputs runtime tensors (so
+// nnhal packs input1 at every execution). Next to it XNNPACK's fully-connected operator on
+// the same GEMM, whose weights it packs once at creation (this XNNPACK has no batch matmul
+// operator: a lower bound on its work), and nnhal's reference().
+// Names: conv/batch_matmul/<dtype>/128x768x768/<impl>.
+
+constexpr std::uint32_t mm_m = 128, mm_k = 768, mm_n = 768;
+
+void report_matmul(benchmark::State& state) {
+  const double total = 2.0 * mm_m * mm_k * mm_n * static_cast<double>(state.iterations());
+  state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
+  if (peaks().fma_f32_flops > 0)
+    state.counters["peak_frac"] = benchmark::Counter(total / peaks().fma_f32_flops, benchmark::Counter::kIsRate);
+}
+
+/// Operands of the case as `d` (f32 or f16) values, the same random numbers for every library.
+struct matmul_data {
+  std::vector<float> x, y, out;
+  std::vector<types::float16> xh, yh, outh;
+};
+matmul_data make_matmul(dtype d) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  matmul_data m;
+  for (std::size_t i = 0; i < std::size_t{mm_m} * mm_k; ++i) m.x.push_back(real(rng));
+  for (std::size_t i = 0; i < std::size_t{mm_k} * mm_n; ++i) m.y.push_back(real(rng));
+  m.out.assign(std::size_t{mm_m} * mm_n, 0.0f);
+  if (d == dtype::f16) {
+    for (float v : m.x) m.xh.push_back(types::to_float16(v));
+    for (float v : m.y) m.yh.push_back(types::to_float16(v));
+    m.outh.assign(m.out.size(), types::float16{});
+  }
+  return m;
+}
+
+void matmul_nnhal(benchmark::State& state, dtype d, bool reference, std::size_t cores) {
+  matmul_data m = make_matmul(d);
+  const bool h = d == dtype::f16;
+  const std::vector<std::uint32_t> xd{mm_m, mm_k}, yd{mm_k, mm_n}, od{mm_m, mm_n};
+  const std::uint8_t no = 0;
+  auto tensor = [&](const std::vector<std::uint32_t>& dims, const void* value, std::size_t bytes) {
+    types::sig::operand_desc o;
+    o.type = act_type(d);
+    o.dims = dims;
+    o.value = static_cast<const std::byte*>(value);
+    o.value_size = bytes;
+    return o;
+  };
+  const std::size_t es = h ? 2 : 4;
+  std::vector<types::sig::operand_desc> in{tensor(xd, h ? static_cast<const void*>(m.xh.data()) : m.x.data(), es * m.x.size()),
+                                          tensor(yd, h ? static_cast<const void*>(m.yh.data()) : m.y.data(), es * m.y.size())};
+  for (int i = 0; i < 2; ++i) {
+    types::sig::operand_desc b;
+    b.type = OperandType::BOOL;
+    b.value = reinterpret_cast<const std::byte*>(&no);
+    b.value_size = 1;
+    in.push_back(b);
+  }
+  std::vector<types::sig::operand_desc> out{tensor(od, nullptr, 0)};
+  types::Operation op;
+  op.type = OperationType::BATCH_MATMUL;
+  for (std::uint32_t i = 0; i < in.size(); ++i) op.inputs.push_back(i);
+  // Bound as a driver binds it: input0 and input1 unknown until execution.
+  std::vector<types::sig::operand_desc> at_bind = in;
+  at_bind[0].value = at_bind[1].value = nullptr;
+  ops::kernel k;
+  if (reference) {
+    if (h) k = [](const ops::kernel_io& io) { ops::batch_matmul::reference<types::f16>(io, {}); };
+    else k = [](const ops::kernel_io& io) { ops::batch_matmul::reference<types::f32>(io, {}); };
+  } else {
+    auto bound = *ops::families::bind_conv(ops::bind_context{op, at_bind, out, false});
+    if (!bound) {
+      state.SkipWithError(bound.err().message.c_str());
+      return;
+    }
+    k = std::move(*bound);
+  }
+  std::array<std::byte*, 1> data{h ? reinterpret_cast<std::byte*>(m.outh.data()) : reinterpret_cast<std::byte*>(m.out.data())};
+  exec::serial_context serial;
+  std::unique_ptr<exec::thread_pool> pool;
+  std::unique_ptr<exec::pool_context> threads;
+  if (cores > 1) {
+    pool = std::make_unique<exec::thread_pool>(cores - 1);
+    threads = std::make_unique<exec::pool_context>(*pool);
+  }
+  exec::parallel_context* par = threads ? static_cast<exec::parallel_context*>(threads.get()) : &serial;
+  for (auto _ : state) {
+    k(ops::kernel_io{in, out, data, par});
+    benchmark::ClobberMemory();
+  }
+  report_matmul(state);
+}
+
+#if NNHAL_BENCH_XNNPACK
+void matmul_xnnpack(benchmark::State& state, dtype d, std::size_t cores) {
+  pthreadpool_t threads = xnn_threads(cores);
+  if (!xnn_ready()) {
+    state.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  matmul_data m = make_matmul(d);
+  // Fully connected computes x W^T: W is input1 transposed, [n][k].
+  std::vector<float> wt(std::size_t{mm_n} * mm_k);
+  for (std::size_t i = 0; i < mm_k; ++i)
+    for (std::size_t j = 0; j < mm_n; ++j) wt[j * mm_k + i] = m.y[i * mm_n + j];
+  std::vector<types::float16> wth;
+  for (float v : wt) wth.push_back(types::to_float16(v));
+  xnn_operator_t o = nullptr;
+  xnn_status s;
+  if (d == dtype::f16) {
+    s = xnn_create_fully_connected_nc_f16(mm_k, mm_n, mm_k, mm_n, wth.data(), nullptr, -INFINITY, INFINITY, 0, &o);
+    if (s == xnn_status_success) s = xnn_setup_fully_connected_nc_f16(o, mm_m, m.xh.data(), m.outh.data(), threads);
+  } else {
+    s = xnn_create_fully_connected_nc_f32(mm_k, mm_n, mm_k, mm_n, wt.data(), nullptr, -INFINITY, INFINITY, 0, &o);
+    if (s == xnn_status_success) s = xnn_setup_fully_connected_nc_f32(o, mm_m, m.x.data(), m.out.data(), threads);
+  }
+  if (xnn_time_operator(state, s, o, threads)) report_matmul(state);
+}
+#endif
+
+void register_matmul() {
+  for (dtype d : {dtype::f32, dtype::f16}) {
+    const std::string base = std::string("conv/batch_matmul/") + name_of(d) + "/128x768x768/";
+    std::vector<std::size_t> core_counts{1};
+    if (all_cores() > 1) core_counts.push_back(all_cores());
+    for (std::size_t cores : core_counts) {
+      const std::string suffix = cores_suffix(cores);
+      auto reg = [&](benchmark::internal::Benchmark* b) {
+        b->Unit(benchmark::kMicrosecond);
+        if (cores > 1) b->UseRealTime();
+      };
+      reg(benchmark::RegisterBenchmark((base + "nnhal" + suffix).c_str(), matmul_nnhal, d, false, cores));
+#if NNHAL_BENCH_XNNPACK
+      reg(benchmark::RegisterBenchmark((base + "xnnpack" + suffix).c_str(), matmul_xnnpack, d, cores));
+#endif
+      if (cores == 1) reg(benchmark::RegisterBenchmark((base + "reference").c_str(), matmul_nnhal, d, true, cores));
+    }
+  }
+}
+
 int register_all() {
   for (const layer& l : layers)
     for (dtype d : {dtype::f32, dtype::f16, dtype::qu8, dtype::qs8, dtype::qc8}) {
@@ -430,6 +571,7 @@ int register_all() {
 #endif
       }
     }
+  register_matmul();
   return 0;
 }
 const int registered = register_all();
