@@ -21,29 +21,42 @@ namespace nnhal::ops::batch_matmul {
 
 using kernels::conv::requant;
 
+/// The operands' extents: slices of input0 [xr, xc] and input1 [yr, yc], giving [m, n]
+/// outputs of `depth` products each.
+struct gemm_shape {
+  bool adj_x, adj_y;
+  std::size_t xr, xc, yr, yc, m, depth, n, slices;
+};
+inline gemm_shape shape_of(const kernel_io& io) {
+  const auto& xd = io.in[0].dims;
+  const auto& yd = io.in[1].dims;
+  const std::size_t rank = xd.size();
+  gemm_shape g{io.scalar<std::uint8_t>(2) != 0, io.scalar<std::uint8_t>(3) != 0, xd[rank - 2], xd[rank - 1],
+               yd[rank - 2], yd[rank - 1], 0, 0, 0, 0};
+  g.m = g.adj_x ? g.xc : g.xr;
+  g.depth = g.adj_x ? g.xr : g.xc;
+  g.n = g.adj_y ? g.yr : g.yc;
+  g.slices = kernels::conv::element_count(io.out[0].dims) / (g.m * g.n);
+  return g;
+}
+
 /// out[..., i, j] = sum_p x(i, p) * y(p, j), x(i, p) = adj_x ? input0[..., p, i] :
 /// input0[..., i, p], y(p, j) = adj_y ? input1[..., j, p] : input1[..., p, j].
 template <types::element E>
 void reference(const kernel_io& io, const requant& q) {
   namespace kc = kernels::conv;
-  const std::size_t total = kc::element_count(io.out[0].dims);
-  if (total == 0) return;
-  const auto& xd = io.in[0].dims;
-  const auto& yd = io.in[1].dims;
-  const std::size_t rank = xd.size();
-  const bool adj_x = io.scalar<std::uint8_t>(2) != 0, adj_y = io.scalar<std::uint8_t>(3) != 0;
-  const std::size_t xr = xd[rank - 2], xc = xd[rank - 1], yr = yd[rank - 2], yc = yd[rank - 1];
-  const std::size_t m = adj_x ? xc : xr, depth = adj_x ? xr : xc, n = adj_y ? yr : yc;
-  const std::size_t slices = total / (m * n);
+  if (kc::element_count(io.out[0].dims) == 0) return;
+  const gemm_shape g = shape_of(io);
   const auto x = kc::read_input<E>(io, 0);
   const auto y = kc::read_input<E>(io, 1);
   const auto store = kc::make_writer<E>(io, -1, 0, &q);
-  for (std::size_t s = 0; s < slices; ++s) {
-    const std::size_t x0 = s * xr * xc, y0 = s * yr * yc, o0 = s * m * n;
+  for (std::size_t s = 0; s < g.slices; ++s) {
+    const std::size_t x0 = s * g.xr * g.xc, y0 = s * g.yr * g.yc, o0 = s * g.m * g.n;
     kc::gemm_loops<kc::acc_t<E>>(
-        m, n, depth, [&](std::size_t i, std::size_t p) { return x(x0 + (adj_x ? p * xc + i : i * xc + p)); },
-        [&](std::size_t p, std::size_t j) { return y(y0 + (adj_y ? j * yc + p : p * yc + j)); },
-        [&](std::size_t i, std::size_t j, kc::acc_t<E> acc) { store(o0 + i * n + j, j, acc); });
+        g.m, g.n, g.depth,
+        [&](std::size_t i, std::size_t p) { return x(x0 + (g.adj_x ? p * g.xc + i : i * g.xc + p)); },
+        [&](std::size_t p, std::size_t j) { return y(y0 + (g.adj_y ? j * g.yc + p : p * g.yc + j)); },
+        [&](std::size_t i, std::size_t j, kc::acc_t<E> acc) { store(o0 + i * g.n + j, j, acc); });
   }
 }
 
@@ -53,13 +66,7 @@ void reference(const kernel_io& io, const requant& q) {
 inline void slices_f32_avx512(const kernel_io& io) {
   namespace av = kernels::conv::avx512;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
-  const auto& xd = io.in[0].dims;
-  const auto& yd = io.in[1].dims;
-  const std::size_t rank = xd.size();
-  const bool adj_x = io.scalar<std::uint8_t>(2) != 0, adj_y = io.scalar<std::uint8_t>(3) != 0;
-  const std::size_t xr = xd[rank - 2], xc = xd[rank - 1], yr = yd[rank - 2], yc = yd[rank - 1];
-  const std::size_t m = adj_x ? xc : xr, depth = adj_x ? xr : xc, n = adj_y ? yr : yc;
-  const std::size_t slices = kernels::conv::element_count(io.out[0].dims) / (m * n);
+  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
   kernels::conv::packed_f32 p = kernels::conv::packed_f32::shape(n, 1, depth, av::panel_width(n));
   thread_local std::vector<float> packed, rows, zero_bias;
   packed.resize(p.size());
