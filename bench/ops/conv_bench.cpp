@@ -4,7 +4,7 @@
 // for quant8: 2 ops per multiply-add) and the fraction of this core's measured peak (FMA
 // for float32, vpdpbusd for quant8) as counters.
 // Names: conv/<op>/<dtype>/<shape>/<impl>, op in {conv_2d, depthwise_conv_2d,
-// fully_connected, batch_matmul}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
+// fully_connected, batch_matmul, transpose_conv_2d}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
 // per-channel filters), impl in {nnhal, xnnpack, onednn}. float16 (float32 arithmetic, its
 // peak the FMA one) runs no oneDNN column: oneDNN computes float16 convolutions only on
 // CPUs with AVX512-FP16. oneDNN has no unsigned filters:
@@ -528,6 +528,124 @@ void matmul_xnnpack(benchmark::State& state, dtype d, std::size_t cores) {
 }
 #endif
 
+// --- TRANSPOSE_CONV_2D -----------------------------------------------------------------
+// A decoder's upsampling layer, float32: 28x28x128 -> 56x56x64, 4x4 filter, stride 2,
+// padding 1 on every side, RELU; nnhal (filter constant, packed at bind) next to XNNPACK's
+// deconvolution and nnhal's reference. Names: conv/transpose_conv_2d/f32/28x28x128_k4s2_64/<impl>.
+
+constexpr std::uint32_t tc_in = 28, tc_cin = 128, tc_cout = 64, tc_k = 4, tc_stride = 2, tc_pad = 1;
+constexpr std::uint32_t tc_out = (tc_in - 1) * tc_stride + tc_k - 2 * tc_pad;
+
+void report_transpose_conv(benchmark::State& state) {
+  const double total = 2.0 * tc_in * tc_in * tc_cin * tc_k * tc_k * tc_cout * static_cast<double>(state.iterations());
+  state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
+  if (peaks().fma_f32_flops > 0)
+    state.counters["peak_frac"] = benchmark::Counter(total / peaks().fma_f32_flops, benchmark::Counter::kIsRate);
+}
+
+struct transpose_conv_data {
+  std::vector<float> input, filter, bias, output;
+};
+transpose_conv_data make_transpose_conv() {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  transpose_conv_data t;
+  for (std::size_t i = 0; i < std::size_t{tc_in} * tc_in * tc_cin; ++i) t.input.push_back(real(rng));
+  for (std::size_t i = 0; i < std::size_t{tc_cout} * tc_k * tc_k * tc_cin; ++i) t.filter.push_back(real(rng) * 0.1f);
+  for (std::size_t i = 0; i < tc_cout; ++i) t.bias.push_back(real(rng));
+  t.output.assign(std::size_t{tc_out} * tc_out * tc_cout, 0.0f);
+  return t;
+}
+
+void transpose_conv_nnhal(benchmark::State& state, bool reference, std::size_t cores) {
+  transpose_conv_data t = make_transpose_conv();
+  const std::vector<std::uint32_t> in_dims{1, tc_in, tc_in, tc_cin}, w_dims{tc_cout, tc_k, tc_k, tc_cin},
+      b_dims{tc_cout}, out_dims{1, tc_out, tc_out, tc_cout};
+  auto tensor = [](OperandType type, const std::vector<std::uint32_t>& dims, const void* value, std::size_t bytes) {
+    types::sig::operand_desc o;
+    o.type = type;
+    o.dims = dims;
+    o.value = static_cast<const std::byte*>(value);
+    o.value_size = bytes;
+    return o;
+  };
+  // Explicit padding: left, right, top, bottom, stride w, stride h, activation (RELU), NHWC.
+  const std::int32_t scalars[] = {tc_pad, tc_pad, tc_pad, tc_pad, tc_stride, tc_stride, 1};
+  const std::uint8_t nhwc = 0;
+  std::vector<types::sig::operand_desc> in{
+      tensor(OperandType::TENSOR_FLOAT32, in_dims, t.input.data(), 4 * t.input.size()),
+      tensor(OperandType::TENSOR_FLOAT32, w_dims, t.filter.data(), 4 * t.filter.size()),
+      tensor(OperandType::TENSOR_FLOAT32, b_dims, t.bias.data(), 4 * t.bias.size())};
+  for (const auto& v : scalars) in.push_back(tensor(OperandType::INT32, {}, &v, 4));
+  in.push_back(tensor(OperandType::BOOL, {}, &nhwc, 1));
+  std::vector<types::sig::operand_desc> out{tensor(OperandType::TENSOR_FLOAT32, out_dims, nullptr, 0)};
+  types::Operation op;
+  op.type = OperationType::TRANSPOSE_CONV_2D;
+  for (std::uint32_t i = 0; i < in.size(); ++i) op.inputs.push_back(i);
+  ops::kernel k;
+  if (reference) {
+    k = [](const ops::kernel_io& io) { ops::transpose_conv_2d::reference<types::f32, types::f32>(io, {}); };
+  } else {
+    auto bound = *ops::families::bind_conv(ops::bind_context{op, in, out, false});
+    if (!bound) {
+      state.SkipWithError(bound.err().message.c_str());
+      return;
+    }
+    k = std::move(*bound);
+  }
+  std::array<std::byte*, 1> data{reinterpret_cast<std::byte*>(t.output.data())};
+  exec::serial_context serial;
+  std::unique_ptr<exec::thread_pool> pool;
+  std::unique_ptr<exec::pool_context> threads;
+  if (cores > 1) {
+    pool = std::make_unique<exec::thread_pool>(cores - 1);
+    threads = std::make_unique<exec::pool_context>(*pool);
+  }
+  exec::parallel_context* par = threads ? static_cast<exec::parallel_context*>(threads.get()) : &serial;
+  for (auto _ : state) {
+    k(ops::kernel_io{in, out, data, par});
+    benchmark::ClobberMemory();
+  }
+  report_transpose_conv(state);
+}
+
+#if NNHAL_BENCH_XNNPACK
+void transpose_conv_xnnpack(benchmark::State& state, std::size_t cores) {
+  pthreadpool_t threads = xnn_threads(cores);
+  if (!xnn_ready()) {
+    state.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  transpose_conv_data t = make_transpose_conv();
+  xnn_operator_t o = nullptr;
+  // Its filter layout [out_c][kh][kw][in_c] is NNAPI's.
+  xnn_status s = xnn_create_deconvolution2d_nhwc_f32(tc_pad, tc_pad, tc_pad, tc_pad, tc_k, tc_k, tc_stride, tc_stride, 1,
+                                                     1, 1, tc_cin, tc_cout, tc_cin, tc_cout, t.filter.data(),
+                                                     t.bias.data(), 0.0f, INFINITY, 0, &o);
+  if (s == xnn_status_success)
+    s = xnn_setup_deconvolution2d_nhwc_f32(o, 1, tc_in, tc_in, 0, 0, t.input.data(), t.output.data(), threads);
+  if (xnn_time_operator(state, s, o, threads)) report_transpose_conv(state);
+}
+#endif
+
+void register_transpose_conv() {
+  const std::string base = "conv/transpose_conv_2d/f32/28x28x128_k4s2_64/";
+  std::vector<std::size_t> core_counts{1};
+  if (all_cores() > 1) core_counts.push_back(all_cores());
+  for (std::size_t cores : core_counts) {
+    const std::string suffix = cores_suffix(cores);
+    auto reg = [&](benchmark::internal::Benchmark* b) {
+      b->Unit(benchmark::kMicrosecond);
+      if (cores > 1) b->UseRealTime();
+    };
+    reg(benchmark::RegisterBenchmark((base + "nnhal" + suffix).c_str(), transpose_conv_nnhal, false, cores));
+#if NNHAL_BENCH_XNNPACK
+    reg(benchmark::RegisterBenchmark((base + "xnnpack" + suffix).c_str(), transpose_conv_xnnpack, cores));
+#endif
+    if (cores == 1) reg(benchmark::RegisterBenchmark((base + "reference").c_str(), transpose_conv_nnhal, true, cores));
+  }
+}
+
 void register_matmul() {
   for (dtype d : {dtype::f32, dtype::f16}) {
     const std::string base = std::string("conv/batch_matmul/") + name_of(d) + "/128x768x768/";
@@ -572,6 +690,7 @@ int register_all() {
       }
     }
   register_matmul();
+  register_transpose_conv();
   return 0;
 }
 const int registered = register_all();
