@@ -1317,6 +1317,84 @@ TEST_SUITE("execution: memory plan") {
     CHECK(read_floats(r, 0) == std::vector<float>(64, 7.0f));
   }
 
+  TEST_CASE("RESHAPE, SQUEEZE and EXPAND_DIMS outputs share their input's buffer") {
+    // x [2, 32] -> ADD -> t1 -> RESHAPE [64] -> t2 -> EXPAND_DIMS [1, 64] -> t3 -> SQUEEZE -> t4
+    // [64] -> ADD -> out. t1..t4 share one buffer; t1 is also read by the last ADD, after
+    // the others were written: it must still hold its own values.
+    builder b;
+    const auto x = b.input(F32, {2, 32});
+    const auto half = b.copy_const(F32, {1}, std::vector<float>{0.5f});
+    const auto none = b.i32(0);
+    const auto t1 = b.temp(F32, {2, 32});
+    b.op(OperationType::ADD, {x, half, none}, {t1});
+    const auto t2 = b.temp(F32, {64});
+    b.op(OperationType::RESHAPE, {t1, b.copy_const(ty::OperandType::TENSOR_INT32, {1}, std::vector<std::int32_t>{64})}, {t2});
+    const auto t3 = b.temp(F32, {1, 64});
+    b.op(OperationType::EXPAND_DIMS, {t2, b.i32(0)}, {t3});
+    const auto t4 = b.temp(F32, {64});
+    b.op(OperationType::SQUEEZE, {t3, b.copy_const(ty::OperandType::TENSOR_INT32, {1}, std::vector<std::int32_t>{0})}, {t4});
+    const auto t5 = b.temp(F32, {2, 32});
+    b.op(OperationType::RESHAPE, {t4, b.copy_const(ty::OperandType::TENSOR_INT32, {2}, std::vector<std::int32_t>{2, 32})}, {t5});
+    const auto out = b.output(F32, {2, 32});
+    b.op(OperationType::ADD, {t5, t1, none}, {out});
+    const auto pm = must_prepare(b.build());
+    const auto& plan = pm->memory_plan();
+    CHECK(plan.planned == 5);
+    CHECK(plan.aliased == 4);
+    CHECK(plan.arena_bytes == 64 * sizeof(float));
+    std::vector<float> in(64);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    const Request r = request_builder().in(in).out(64 * sizeof(float)).build();
+    const auto res = ex::execute(*pm, r);
+    REQUIRE(st(res.status) == "NONE");
+    std::vector<float> want(64);
+    for (std::size_t i = 0; i < want.size(); ++i) want[i] = 2.0f * (static_cast<float>(i) + 0.5f);
+    CHECK(read_floats(r, 0) == want);
+  }
+
+  TEST_CASE("a shared buffer lives until the last reader of any operand in it") {
+    // t1 = x + 0.5 is last read by the RESHAPE, but t2 (its bytes) is read by the last ADD:
+    // t3, written in between, must not take t1's place.
+    builder b;
+    const auto x = b.input(F32, {64});
+    const auto y = b.input(F32, {8, 8});
+    const auto none = b.i32(0);
+    const auto t1 = b.temp(F32, {64});
+    b.op(OperationType::ADD, {x, b.copy_const(F32, {1}, std::vector<float>{0.5f}), none}, {t1});
+    const auto t2 = b.temp(F32, {8, 8});
+    b.op(OperationType::RESHAPE, {t1, b.copy_const(ty::OperandType::TENSOR_INT32, {2}, std::vector<std::int32_t>{8, 8})}, {t2});
+    const auto t3 = b.temp(F32, {8, 8});
+    b.op(OperationType::ADD, {y, b.copy_const(F32, {1}, std::vector<float>{1.0f}), none}, {t3});
+    const auto out = b.output(F32, {8, 8});
+    b.op(OperationType::ADD, {t2, t3, none}, {out});
+    const auto pm = must_prepare(b.build());
+    CHECK(pm->memory_plan().aliased == 1);
+    CHECK(pm->memory_plan().arena_bytes == 2 * 64 * sizeof(float));
+    std::vector<float> xs(64), ys(64), want(64);
+    for (std::size_t i = 0; i < 64; ++i) {
+      xs[i] = static_cast<float>(i);
+      ys[i] = static_cast<float>(100 * i);
+      want[i] = xs[i] + 0.5f + ys[i] + 1.0f;
+    }
+    const Request r = request_builder().in(xs).in(ys).out(64 * sizeof(float)).build();
+    const auto res = ex::execute(*pm, r);
+    REQUIRE(st(res.status) == "NONE");
+    CHECK(read_floats(r, 0) == want);
+  }
+
+  TEST_CASE("a RESHAPE of a model input or into a model output is still a copy") {
+    builder b;
+    const auto x = b.input(F32, {2, 3});
+    const auto out = b.output(F32, {6});
+    b.op(OperationType::RESHAPE, {x, b.copy_const(ty::OperandType::TENSOR_INT32, {1}, std::vector<std::int32_t>{6})}, {out});
+    const auto pm = must_prepare(b.build());
+    CHECK(pm->memory_plan().aliased == 0);
+    const Request r = request_builder().in(std::vector<float>{1, 2, 3, 4, 5, 6}).out(6 * sizeof(float)).build();
+    const auto res = ex::execute(*pm, r);
+    REQUIRE(st(res.status) == "NONE");
+    CHECK(read_floats(r, 0) == std::vector<float>{1, 2, 3, 4, 5, 6});
+  }
+
   TEST_CASE("temporaries of unknown shape are sized at execution") {
     const auto pm = must_prepare(chain_model(true).model);
     CHECK(pm->memory_plan().dynamic == 4);

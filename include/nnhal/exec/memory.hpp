@@ -20,6 +20,7 @@ struct memory_plan_stats {
   std::size_t temporaries_bytes = 0;  // the planned temporaries' sizes added up
   std::size_t planned = 0;            // temporaries placed in an arena
   std::size_t dynamic = 0;            // temporaries sized at execution (unknown shape)
+  std::size_t aliased = 0;            // RESHAPE / SQUEEZE / EXPAND_DIMS outputs sharing their input's buffer
 };
 
 namespace detail {

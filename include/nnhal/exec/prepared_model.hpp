@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <numeric>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -266,15 +267,16 @@ class prepared_model : public std::enable_shared_from_this<prepared_model> {
 
 inline void prepared_model::plan_memory(graph& pg) {
   const types::Subgraph& g = *pg.sub;
-  pg.arena_offset.assign(g.operands.size(), no_offset);
-  std::vector<detail::buffer_lifetime> buffers;
-  std::vector<std::uint32_t> owner;  // operand of each buffer
-  std::vector<std::uint32_t> first(g.operands.size(), 0), last(g.operands.size(), 0);
+  const std::size_t n = g.operands.size();
+  pg.arena_offset.assign(n, no_offset);
+  std::vector<std::uint32_t> first(n, 0), last(n, 0);
   for (std::uint32_t k = 0; k < g.operations.size(); ++k) {
     for (auto i : g.operations[k].inputs) last[i] = k;
     for (auto o : g.operations[k].outputs) first[o] = last[o] = k;
   }
-  for (std::uint32_t i = 0; i < g.operands.size(); ++i) {
+  std::vector<std::uint64_t> size(n, 0);
+  std::vector<bool> planned(n, false);
+  for (std::uint32_t i = 0; i < n; ++i) {
     const types::Operand& o = g.operands[i];
     if (o.lifetime != types::OperandLifeTime::TEMPORARY_VARIABLE) continue;
     std::uint64_t bytes = 0;
@@ -284,13 +286,41 @@ inline void prepared_model::plan_memory(graph& pg) {
       ++plan_stats_.dynamic;
       continue;
     }
-    buffers.push_back({static_cast<std::size_t>(bytes), first[i], std::max(first[i], last[i])});
-    owner.push_back(i);
+    planned[i] = true;
+    size[i] = bytes;
     plan_stats_.temporaries_bytes += static_cast<std::size_t>(bytes);
     ++plan_stats_.planned;
   }
+  // RESHAPE, SQUEEZE and EXPAND_DIMS keep their input's bytes: a planned output of one
+  // shares its planned input's buffer (the kernel then has nothing to copy). Operands
+  // sharing a buffer form a tree whose root is the first writer; the buffer lives from
+  // it to the last reader of any of them. Nothing writes an operation's input, so the
+  // readers of either never see the other change.
+  std::vector<std::uint32_t> root(n);
+  std::iota(root.begin(), root.end(), std::uint32_t{0});
+  for (const types::Operation& op : g.operations) {
+    using types::OperationType;
+    if (op.type != OperationType::RESHAPE && op.type != OperationType::SQUEEZE &&
+        op.type != OperationType::EXPAND_DIMS)
+      continue;
+    if (op.inputs.empty() || op.outputs.size() != 1) continue;
+    const std::uint32_t in = op.inputs[0], out = op.outputs[0];
+    if (in >= n || out >= n || !planned[in] || !planned[out] || size[in] != size[out]) continue;
+    root[out] = root[in];  // operations run in order: in's root is final already
+    last[root[out]] = std::max({last[root[out]], last[out], first[out]});
+    ++plan_stats_.aliased;
+  }
+  std::vector<detail::buffer_lifetime> buffers;
+  std::vector<std::uint32_t> owner;  // root operand of each buffer
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!planned[i] || root[i] != i) continue;
+    buffers.push_back({static_cast<std::size_t>(size[i]), first[i], std::max(first[i], last[i])});
+    owner.push_back(i);
+  }
   const auto layout = detail::plan_arena(buffers);
   for (std::size_t b = 0; b < buffers.size(); ++b) pg.arena_offset[owner[b]] = layout.offsets[b];
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (planned[i] && root[i] != i) pg.arena_offset[i] = pg.arena_offset[root[i]];
   pg.arena_bytes = layout.bytes;
   plan_stats_.arena_bytes += layout.bytes;
 }
