@@ -156,6 +156,24 @@ void report(benchmark::State& state, const layer& l, dtype d) {
   if (peak > 0) state.counters["peak_frac"] = benchmark::Counter(total / peak, benchmark::Counter::kIsRate);
 }
 
+/// Times `k` on the operands, on `cores` threads (the calling thread takes part: cores - 1
+/// workers).
+void run_kernel(benchmark::State& state, const ops::kernel& k, const std::vector<types::sig::operand_desc>& in,
+                const std::vector<types::sig::operand_desc>& out, std::array<std::byte*, 1>& data, std::size_t cores) {
+  exec::serial_context serial;
+  std::unique_ptr<exec::thread_pool> pool;
+  std::unique_ptr<exec::pool_context> threads;
+  if (cores > 1) {
+    pool = std::make_unique<exec::thread_pool>(cores - 1);
+    threads = std::make_unique<exec::pool_context>(*pool);
+  }
+  exec::parallel_context* par = threads ? static_cast<exec::parallel_context*>(threads.get()) : &serial;
+  for (auto _ : state) {
+    k(ops::kernel_io{in, out, data, par});
+    benchmark::ClobberMemory();
+  }
+}
+
 // --- nnhal -------------------------------------------------------------------------------
 
 void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
@@ -223,19 +241,8 @@ void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
   std::array<std::byte*, 1> data{q                 ? reinterpret_cast<std::byte*>(c.output.data())
                                  : d == dtype::f16 ? reinterpret_cast<std::byte*>(c.output_h.data())
                                                    : reinterpret_cast<std::byte*>(c.output_f.data())};
-  exec::serial_context serial;
-  std::unique_ptr<exec::thread_pool> pool;  // the calling thread takes part: cores - 1 workers
-  std::unique_ptr<exec::pool_context> threads;
-  if (cores > 1) {
-    pool = std::make_unique<exec::thread_pool>(cores - 1);
-    threads = std::make_unique<exec::pool_context>(*pool);
-  }
-  exec::parallel_context* par = threads ? static_cast<exec::parallel_context*>(threads.get()) : &serial;
   const ops::kernel k = std::move(*bound);
-  for (auto _ : state) {
-    k(ops::kernel_io{in, out, data, par});
-    benchmark::ClobberMemory();
-  }
+  run_kernel(state, k, in, out, data, cores);
   report(state, l, d);
 }
 
@@ -486,18 +493,7 @@ void matmul_nnhal(benchmark::State& state, dtype d, bool reference, std::size_t 
     k = std::move(*bound);
   }
   std::array<std::byte*, 1> data{h ? reinterpret_cast<std::byte*>(m.outh.data()) : reinterpret_cast<std::byte*>(m.out.data())};
-  exec::serial_context serial;
-  std::unique_ptr<exec::thread_pool> pool;
-  std::unique_ptr<exec::pool_context> threads;
-  if (cores > 1) {
-    pool = std::make_unique<exec::thread_pool>(cores - 1);
-    threads = std::make_unique<exec::pool_context>(*pool);
-  }
-  exec::parallel_context* par = threads ? static_cast<exec::parallel_context*>(threads.get()) : &serial;
-  for (auto _ : state) {
-    k(ops::kernel_io{in, out, data, par});
-    benchmark::ClobberMemory();
-  }
+  run_kernel(state, k, in, out, data, cores);
   report_matmul(state);
 }
 
@@ -594,18 +590,7 @@ void transpose_conv_nnhal(benchmark::State& state, bool reference, std::size_t c
     k = std::move(*bound);
   }
   std::array<std::byte*, 1> data{reinterpret_cast<std::byte*>(t.output.data())};
-  exec::serial_context serial;
-  std::unique_ptr<exec::thread_pool> pool;
-  std::unique_ptr<exec::pool_context> threads;
-  if (cores > 1) {
-    pool = std::make_unique<exec::thread_pool>(cores - 1);
-    threads = std::make_unique<exec::pool_context>(*pool);
-  }
-  exec::parallel_context* par = threads ? static_cast<exec::parallel_context*>(threads.get()) : &serial;
-  for (auto _ : state) {
-    k(ops::kernel_io{in, out, data, par});
-    benchmark::ClobberMemory();
-  }
+  run_kernel(state, k, in, out, data, cores);
   report_transpose_conv(state);
 }
 

@@ -1,5 +1,5 @@
 // EXPAND_DIMS kernel; contract in types/signatures/expand_dims.hpp. Same bytes, one more
-// extent of 1: one copy (the executor does not alias the two buffers yet).
+// extent of 1: one copy, or none where the memory plan gave the output the input's buffer.
 #pragma once
 
 #include "nnhal/ops/kernel.hpp"

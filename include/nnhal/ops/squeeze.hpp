@@ -1,5 +1,5 @@
 // SQUEEZE kernel; contract in types/signatures/squeeze.hpp. Same bytes, fewer extents:
-// one copy (the executor does not alias the two buffers yet).
+// one copy, or none where the memory plan gave the output the input's buffer.
 #pragma once
 
 #include "nnhal/ops/kernel.hpp"

@@ -465,7 +465,8 @@ inline void fill_bytes(std::byte* dst, const std::byte* value, std::size_t count
 }
 
 /// RESHAPE, SQUEEZE and EXPAND_DIMS: the output holds the input's bytes under other
-/// extents, so the kernel is one copy (none when a caller passes the same buffer for both).
+/// extents, so the kernel is one copy, or none when both are one buffer (the memory plan
+/// aliases temporaries: exec/prepared_model.hpp plan_memory).
 inline void copy_as_is(const kernel_io& io) noexcept {
   const std::size_t bytes = io.in[0].element_count() * types::type_info(io.in[0].type).element_size;
   if (bytes != 0 && io.out_data[0] != io.in[0].value) std::memmove(io.out_data[0], io.in[0].value, bytes);
