@@ -190,8 +190,8 @@ void xnnpack_move(benchmark::State& state, move_case c, dtype_spec dt) {
 /// Whether this XNNPACK has the operator for `c` in `dt`.
 bool xnnpack_has(const move_case& c, dtype_spec dt) {
   switch (c.k) {
+    case kind::resize_bilinear: return dt.type != OperandType::TENSOR_FLOAT16;  // no float16 form here
     case kind::pad:
-    case kind::resize_bilinear:
     case kind::channel_shuffle:
     case kind::concatenation: return true;
     case kind::depth_to_space: return dt.type == OperandType::TENSOR_FLOAT32;
@@ -203,7 +203,7 @@ bool xnnpack_has(const move_case& c, dtype_spec dt) {
 int register_all() {
   for (const auto& c : cases) {
     for (auto dt : {f32, f16, qu8}) {
-      if (dt.type == f16.type && c.k != kind::transpose) continue;  // float16: TRANSPOSE only
+      if (dt.type == f16.type && c.k != kind::transpose && c.k != kind::resize_bilinear) continue;  // float16: two ops
       const std::string base = std::string("movement/") + c.op + "/" + dt.name + "/" + c.shape + "/";
       benchmark::RegisterBenchmark((base + "nnhal").c_str(), nnhal_move, c, dt);
 #if NNHAL_BENCH_XNNPACK

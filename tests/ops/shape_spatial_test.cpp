@@ -792,6 +792,22 @@ TEST_CASE("RESIZE_BILINEAR: the xsimd f32 path is bit-identical to the reference
   }
 }
 
+TEST_CASE("RESIZE_BILINEAR: float16, bound (the float32 kernel on widened halves), is bit-identical to the reference") {
+  namespace rb = nnhal::ops::resize_bilinear;
+  std::mt19937 rng(4006);
+  for (int iter = 0; iter < 80; ++iter) {
+    resize_case r = random_resize(rng, iter);
+    r.in.c = static_cast<std::size_t>(iter % 3 == 0 ? uni(rng, 1, 70) : uni(rng, 1, 19));
+    const tensor in = random_tensor(rng, OT::TENSOR_FLOAT16, dims_of(r.in, r.nchw));
+    const auto ins = resize_inputs(r, in, false);
+    const tensor ref = run_entry1(OpT::RESIZE_BILINEAR, rb::reference<ty::f16>, ins, out_like(in));
+    const tensor got = run_ok1(OpT::RESIZE_BILINEAR, ins, out_like(in));
+    CAPTURE(iter);
+    CHECK(ref.dims == got.dims);
+    CHECK(ref.bytes == got.bytes);
+  }
+}
+
 #if NNHAL_HAVE_X86_KERNELS
 TEST_CASE("RESIZE_BILINEAR: the AVX-512 f32, qu8 and qs8 paths are bit-identical to the reference") {
   namespace rb = nnhal::ops::resize_bilinear;

@@ -16,6 +16,7 @@
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/binary.hpp"
+#include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/shape_spatial.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
@@ -229,8 +230,11 @@ void resize_avx512(const kernel_io& io) {
 #endif
 
 /// f32, qu8 and qs8 through AVX-512 when the CPU has it; f32 otherwise through xsimd; f16
-/// (and the rest without AVX-512) through reference().
+/// through the f32 kernel on widened operands (reference<f16> computes each value in float
+/// from the widened halves and rounds it once, so the results are the same bits); the rest
+/// without AVX-512 through reference().
 inline types::result<kernel> bind(const bind_context& c) {
+  if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type, []<class E>(E) {
 #if NNHAL_HAVE_X86_KERNELS
     if constexpr (!std::is_same_v<E, types::f16>)
