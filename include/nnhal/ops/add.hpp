@@ -270,7 +270,9 @@ inline void repair_corrected(quant_params& p, const linear_form& f,
 
 /// Multipliers for input scales s0, s1 and output scale so, with their linear form when the
 /// CPU runs the AVX-512 kernel (computed once, at prepare).
-inline quant_params with_linear_form(quant_params p, OperandType type) {
+inline quant_params with_linear_form(const quant_params& multipliers, OperandType type) {
+  // (by reference: GCC notes an ABI change for 64-byte aligned arguments passed by value)
+  quant_params p = multipliers;
 #if NNHAL_HAVE_X86_KERNELS
   if (!simd::cpu().avx512) return p;
   const bool is_signed = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;

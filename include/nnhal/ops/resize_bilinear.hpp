@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -16,6 +17,7 @@
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/binary.hpp"
+#include "nnhal/ops/kernels/copy.hpp"
 #include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/shape_spatial.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
@@ -217,15 +219,40 @@ NNHAL_TARGET_AVX512 void row_avx512(const row_taps<S>& t) {
                  t.lo.c, t.ty[t.y].frac, t.tx[x].frac);
 }
 
-/// NHWC f32, qu8 and qs8 on AVX-512 (NCHW runs the reference): bit-identical to reference().
+/// NCHW through the NHWC kernel: the input transposed to NHWC, `nhwc` run on descriptors
+/// that say NHWC, the result transposed back (two tiled transposes instead of a per-element
+/// strided loop). Buffers are per thread and reused.
+template <class S, class Nhwc>
+void through_nhwc(const kernel_io& io, Nhwc&& nhwc) {
+  const auto& id = io.in[0].dims;
+  const auto& od = io.out[0].dims;
+  const std::size_t n = id[0], c = id[1], in_plane = std::size_t{id[2]} * id[3], out_plane = std::size_t{od[2]} * od[3];
+  thread_local std::vector<S> in_nhwc, out_nhwc;
+  thread_local std::vector<operand_desc> ins, outs;
+  in_nhwc.resize(n * c * in_plane);
+  out_nhwc.resize(n * c * out_plane);
+  kernels::transpose_2d(reinterpret_cast<std::byte*>(in_nhwc.data()), io.in[0].value, n, c, in_plane, sizeof(S));
+  const std::array<std::uint32_t, 4> in_dims{id[0], id[2], id[3], id[1]}, out_dims{od[0], od[2], od[3], od[1]};
+  static constexpr std::uint8_t nhwc_flag = 0;
+  ins.assign(io.in.begin(), io.in.end());
+  outs.assign(io.out.begin(), io.out.end());
+  ins[0].dims = in_dims;
+  ins[0].value = reinterpret_cast<const std::byte*>(in_nhwc.data());
+  ins[3].value = reinterpret_cast<const std::byte*>(&nhwc_flag);
+  ins[3].value_size = 1;
+  outs[0].dims = out_dims;
+  std::byte* data[1] = {reinterpret_cast<std::byte*>(out_nhwc.data())};
+  nhwc(kernel_io{ins, outs, data, io.par, io.scratch});
+  kernels::transpose_2d(io.out_data[0], reinterpret_cast<const std::byte*>(out_nhwc.data()), n, out_plane, c, sizeof(S));
+}
+
+/// f32, qu8 and qs8 on AVX-512, NHWC directly and NCHW through_nhwc: bit-identical to
+/// reference() (the same values, only moved).
 template <class S>
 void resize_avx512(const kernel_io& io) {
-  if (kernels::spatial::flag(io, 3)) {
-    if constexpr (std::is_same_v<S, float>) return reference<types::f32>(io);
-    else if constexpr (std::is_same_v<S, std::uint8_t>) return reference<types::qu8>(io);
-    else return reference<types::qs8>(io);
-  }
-  for_each_row<S>(io, [](const row_taps<S>& t) { row_avx512(t); });
+  auto run = [](const kernel_io& x) { for_each_row<S>(x, [](const row_taps<S>& t) { row_avx512(t); }); };
+  if (kernels::spatial::flag(io, 3)) return through_nhwc<S>(io, run);
+  run(io);
 }
 #endif
 
