@@ -1,8 +1,9 @@
 // Data-movement operations on MobileNet-sized tensors: nnhal next to XNNPACK where this
 // Debian XNNPACK has the operator (constant pad, depth-to-space, resize-bilinear, channel
-// shuffle; concatenation as XNNPACK's subgraph runs it, one strided copy per input), one
-// core. Bytes per second count each input read once and the output written once (SLICE
-// and GATHER: the bytes they copy, read and written);
+// shuffle, copy; concatenation and slice as XNNPACK's subgraph runs them, strided copies:
+// this XNNPACK has no transpose or slice operator), one core. Bytes per second count each
+// input read once and the output written once (SLICE and GATHER: the bytes they copy,
+// read and written);
 // copy_frac is the fraction of this machine's copy bandwidth for that traffic.
 // Names: movement/<op>/<dtype>/<shape>/<impl>.
 #include <benchmark/benchmark.h>
@@ -22,7 +23,19 @@ using types::OperandType;
 using types::OperationType;
 using dims = std::vector<std::uint32_t>;
 
-enum class kind { pad, depth_to_space, resize_bilinear, channel_shuffle, concatenation, transpose, slice, gather };
+enum class kind {
+  pad,
+  depth_to_space,
+  resize_bilinear,
+  channel_shuffle,
+  concatenation,
+  transpose,
+  slice,
+  gather,
+  copy,
+  space_to_batch,
+  batch_to_space
+};
 
 struct move_case {
   const char* op;
@@ -30,6 +43,7 @@ struct move_case {
   kind k;
   dims in;
   std::vector<std::int32_t> perm{};  // TRANSPOSE only
+  bool nchw = false;                  // the layout flag of the batch ops
 };
 
 const move_case cases[] = {
@@ -44,6 +58,11 @@ const move_case cases[] = {
     {"transpose", "8x56x56x16_0321", kind::transpose, {8, 56, 56, 16}, {0, 3, 2, 1}},
     {"slice", "112x112x32_center", kind::slice, {1, 112, 112, 32}},
     {"gather", "1000x256_rows", kind::gather, {1000, 256}},
+    {"copy", "112x112x32_reshape", kind::copy, {1, 112, 112, 32}},
+    {"space_to_batch_nd", "112x112x32_b2", kind::space_to_batch, {1, 112, 112, 32}},
+    {"space_to_batch_nd", "32x112x112_b2_nchw", kind::space_to_batch, {1, 32, 112, 112}, {}, true},
+    {"batch_to_space_nd", "4x56x56x32_b2", kind::batch_to_space, {4, 56, 56, 32}},
+    {"batch_to_space_nd", "4x32x56x56_b2_nchw", kind::batch_to_space, {4, 32, 56, 56}, {}, true},
 };
 
 
@@ -81,6 +100,22 @@ op_shape shape_of(const move_case& c) {
       return {OperationType::SLICE,
               {i32_tensor({0, 28, 28, 0}, {4}), i32_tensor({1, 56, 56, static_cast<std::int32_t>(d[3])}, {4})},
               {1, 56, 56, d[3]}};
+    case kind::copy: return {OperationType::RESHAPE, {i32_tensor({1, static_cast<std::int32_t>(d[1] * d[2] * d[3])}, {2})},
+                             {1, d[1] * d[2] * d[3]}};
+    case kind::space_to_batch: {
+      const operand_spec layout = scalar<std::uint8_t>(OperandType::BOOL, c.nchw ? 1 : 0);
+      const std::size_t hd = c.nchw ? 2 : 1, wd = c.nchw ? 3 : 2;
+      dims out = d;
+      out[0] *= 4, out[hd] /= 2, out[wd] /= 2;
+      return {OperationType::SPACE_TO_BATCH_ND, {i32_tensor({2, 2}, {2}), i32_tensor({0, 0, 0, 0}, {2, 2}), layout}, out};
+    }
+    case kind::batch_to_space: {
+      const operand_spec layout = scalar<std::uint8_t>(OperandType::BOOL, c.nchw ? 1 : 0);
+      const std::size_t hd = c.nchw ? 2 : 1, wd = c.nchw ? 3 : 2;
+      dims out = d;
+      out[0] /= 4, out[hd] *= 2, out[wd] *= 2;
+      return {OperationType::BATCH_TO_SPACE_ND, {i32_tensor({2, 2}, {2}), layout}, out};
+    }
     case kind::gather: {
       std::vector<std::int32_t> idx(500);
       for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<std::int32_t>((i * 7919) % d[0]);
@@ -182,6 +217,23 @@ void xnnpack_move(benchmark::State& state, move_case c, dtype_spec dt) {
       report_traffic(state, (2 * in_n + out_n) * esize);
       return;
     }
+    case kind::copy:
+      st = q ? xnn_create_copy_nc_x8(ch, ch, ch, 0, &o) : xnn_create_copy_nc_x32(ch, ch, ch, 0, &o);
+      if (st == xnn_status_success)
+        st = q ? xnn_setup_copy_nc_x8(o, n * h * w, x.data(), y.data(), nullptr)
+               : xnn_setup_copy_nc_x32(o, n * h * w, x.data(), y.data(), nullptr);
+      break;
+    case kind::slice: {
+      // The centre 56x56 of each image: 56 rows of 56 pixels, one strided copy.
+      const std::size_t run = (w / 2) * ch;
+      st = q ? xnn_create_copy_nc_x8(run, w * ch, run, 0, &o) : xnn_create_copy_nc_x32(run, w * ch, run, 0, &o);
+      const std::byte* from = x.data() + ((h / 4) * w + w / 4) * ch * esize;
+      if (st == xnn_status_success)
+        st = q ? xnn_setup_copy_nc_x8(o, h / 2, from, y.data(), nullptr)
+               : xnn_setup_copy_nc_x32(o, h / 2, from, y.data(), nullptr);
+      if (xnn_time_operator(state, st, o)) report_traffic(state, 2 * out_n * esize);
+      return;
+    }
     default: break;
   }
   if (xnn_time_operator(state, st, o)) report_traffic(state, (in_n + out_n) * esize);
@@ -193,7 +245,9 @@ bool xnnpack_has(const move_case& c, dtype_spec dt) {
     case kind::resize_bilinear: return dt.type != OperandType::TENSOR_FLOAT16;  // no float16 form here
     case kind::pad:
     case kind::channel_shuffle:
-    case kind::concatenation: return true;
+    case kind::concatenation:
+    case kind::copy: return dt.type != OperandType::TENSOR_FLOAT16;
+    case kind::slice: return c.in[1] == 112 && dt.type != OperandType::TENSOR_FLOAT16;  // the strided copy above
     case kind::depth_to_space: return dt.type == OperandType::TENSOR_FLOAT32;
     default: return false;
   }

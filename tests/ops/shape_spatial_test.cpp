@@ -23,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/ops/batch_to_space_nd.hpp"
 #include "nnhal/ops/resize_bilinear.hpp"
+#include "nnhal/ops/space_to_batch_nd.hpp"
 #include "nnhal/types/validate.hpp"
 #include "support/op_runner.hpp"
 
@@ -353,9 +355,10 @@ TEST_CASE("PAD family: shape inference and rejected operands") {
 // ---------------------------------------------------------------------------------
 
 /// Runs `op` on random images of every type in both layouts, checking each output element's
-/// source against `sources(in_dims, nchw)`; qu8 and qs8 runs must agree.
+/// source against `sources(in_dims, nchw)`; qu8 and qs8 runs must agree. `m` bounds the
+/// random extents (in blocks): small for many cases, large enough for whole SIMD tiles.
 template <class MakeCase>
-void image_op_sweep(OpT op, std::uint32_t seed, int cases, MakeCase make_case) {
+void image_op_sweep(OpT op, std::uint32_t seed, int cases, int m, MakeCase make_case) {
   std::mt19937 rng(seed);
   for (int iter = 0; iter < cases; ++iter) {
     const OT t = data_types[static_cast<std::size_t>(iter) % 4];
@@ -365,7 +368,7 @@ void image_op_sweep(OpT op, std::uint32_t seed, int cases, MakeCase make_case) {
     std::vector<tensor> params;  // inputs after the image, before the layout flag
     image e{};
     std::function<std::vector<std::int64_t>(const dims_t&)> sources;
-    make_case(rng, e, params, sources, nchw);
+    make_case(rng, m, e, params, sources, nchw);
     const dims_t d = dims_of(e, nchw);
     CAPTURE(ty::format_dims(d));
     const tensor in = random_tensor(rng, t, d);
@@ -384,10 +387,10 @@ void image_op_sweep(OpT op, std::uint32_t seed, int cases, MakeCase make_case) {
 }
 
 TEST_CASE("DEPTH_TO_SPACE: out(n, y, x, c) = in(n, y/b, x/b, ((y%b)*b + x%b)*C' + c), both layouts") {
-  image_op_sweep(OpT::DEPTH_TO_SPACE, 2001, 64, [](std::mt19937& rng, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
+  const auto make = [](std::mt19937& rng, int m, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
     const int b = uni(rng, 1, 3);
-    e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(uni(rng, 1, 3)),
-         static_cast<std::size_t>(uni(rng, 1, 3)), static_cast<std::size_t>(b * b * uni(rng, 1, 3))};
+    e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(uni(rng, 1, m)),
+         static_cast<std::size_t>(uni(rng, 1, m)), static_cast<std::size_t>(b * b * uni(rng, 1, m))};
     params = {scalar_i32(b)};
     const image in_e = e;
     sources = [=](const dims_t& d) {
@@ -402,14 +405,16 @@ TEST_CASE("DEPTH_TO_SPACE: out(n, y, x, c) = in(n, y/b, x/b, ((y%b)*b + x%b)*C' 
                   flat(d, nchw, n, y / B, x / B, ((y % B) * B + x % B) * oc + c));
       return src;
     };
-  });
+  };
+  image_op_sweep(OpT::DEPTH_TO_SPACE, 2001, 64, 3, make);
+  image_op_sweep(OpT::DEPTH_TO_SPACE, 2011, 16, 24, make);  // whole 16x16 transpose tiles and runs
 }
 
 TEST_CASE("SPACE_TO_DEPTH: out(n, y/b, x/b, ((y%b)*b + x%b)*C + c) = in(n, y, x, c), both layouts") {
-  image_op_sweep(OpT::SPACE_TO_DEPTH, 2002, 64, [](std::mt19937& rng, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
+  const auto make = [](std::mt19937& rng, int m, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
     const int b = uni(rng, 1, 3);
-    e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(b * uni(rng, 1, 3)),
-         static_cast<std::size_t>(b * uni(rng, 1, 3)), static_cast<std::size_t>(uni(rng, 1, 3))};
+    e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(b * uni(rng, 1, m)),
+         static_cast<std::size_t>(b * uni(rng, 1, m)), static_cast<std::size_t>(uni(rng, 1, m))};
     params = {scalar_i32(b)};
     const image in_e = e;
     sources = [=](const dims_t& d) {
@@ -424,15 +429,17 @@ TEST_CASE("SPACE_TO_DEPTH: out(n, y/b, x/b, ((y%b)*b + x%b)*C + c) = in(n, y, x,
                   static_cast<std::int64_t>(flat(d, nchw, n, y, x, c));
       return src;
     };
-  });
+  };
+  image_op_sweep(OpT::SPACE_TO_DEPTH, 2002, 64, 3, make);
+  image_op_sweep(OpT::SPACE_TO_DEPTH, 2012, 16, 24, make);  // whole 16x16 transpose tiles and runs
 }
 
 TEST_CASE("BATCH_TO_SPACE_ND: in batch ((dy*bw)+dx)*N + n fills output batch n at block offset (dy, dx)") {
-  image_op_sweep(OpT::BATCH_TO_SPACE_ND, 2003, 64, [](std::mt19937& rng, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
+  const auto make = [](std::mt19937& rng, int m, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
     const int bh = uni(rng, 1, 3), bw = uni(rng, 1, 3);
     const std::size_t out_n = static_cast<std::size_t>(uni(rng, 0, 2));
-    e = {out_n * static_cast<std::size_t>(bh * bw), static_cast<std::size_t>(uni(rng, 1, 3)),
-         static_cast<std::size_t>(uni(rng, 1, 3)), static_cast<std::size_t>(uni(rng, 1, 3))};
+    e = {out_n * static_cast<std::size_t>(bh * bw), static_cast<std::size_t>(uni(rng, 1, m)),
+         static_cast<std::size_t>(uni(rng, 1, m)), static_cast<std::size_t>(uni(rng, 1, m))};
     params = {i32_tensor({2}, {bh, bw})};
     const image in_e = e;
     sources = [=](const dims_t& d) {
@@ -448,21 +455,23 @@ TEST_CASE("BATCH_TO_SPACE_ND: in batch ((dy*bw)+dx)*N + n fills output batch n a
             }
       return src;
     };
-  });
+  };
+  image_op_sweep(OpT::BATCH_TO_SPACE_ND, 2003, 64, 3, make);
+  image_op_sweep(OpT::BATCH_TO_SPACE_ND, 2013, 16, 24, make);  // whole 16x16 transpose tiles and runs
 }
 
 TEST_CASE("SPACE_TO_BATCH_ND: padded blocks to batches; padding holds zero / the zero point") {
-  image_op_sweep(OpT::SPACE_TO_BATCH_ND, 2004, 80, [](std::mt19937& rng, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
+  const auto make = [](std::mt19937& rng, int m, image& e, std::vector<tensor>& params, auto& sources, bool nchw) {
     const int bh = uni(rng, 1, 3), bw = uni(rng, 1, 3);
     const int top = uni(rng, 0, 2), left = uni(rng, 0, 2);
-    const int ph = bh * uni(rng, 1, 3), pw = bw * uni(rng, 1, 3);  // padded extents
+    const int ph = bh * uni(rng, 1, m), pw = bw * uni(rng, 1, m);  // padded extents
     const int h = std::max(1, ph - top - uni(rng, 0, 2)), w = std::max(1, pw - left - uni(rng, 0, 2));
     const int bottom = std::max(0, ph - top - h), right = std::max(0, pw - left - w);
     const int padded_h = top + h + bottom, padded_w = left + w + right;
     // Keep the padded extents multiples of the block (h may exceed ph - top when clamped).
     const int extra_h = (bh - padded_h % bh) % bh, extra_w = (bw - padded_w % bw) % bw;
     e = {static_cast<std::size_t>(uni(rng, 0, 2)), static_cast<std::size_t>(h), static_cast<std::size_t>(w),
-         static_cast<std::size_t>(uni(rng, 1, 3))};
+         static_cast<std::size_t>(uni(rng, 1, m))};
     params = {i32_tensor({2}, {bh, bw}), i32_tensor({2, 2}, {top, bottom + extra_h, left, right + extra_w})};
     const image in_e = e;
     sources = [=](const dims_t& d) {
@@ -484,7 +493,9 @@ TEST_CASE("SPACE_TO_BATCH_ND: padded blocks to batches; padding holds zero / the
             }
       return src;
     };
-  });
+  };
+  image_op_sweep(OpT::SPACE_TO_BATCH_ND, 2004, 80, 3, make);
+  image_op_sweep(OpT::SPACE_TO_BATCH_ND, 2014, 16, 24, make);  // whole 16x16 transpose tiles and runs
 }
 
 TEST_CASE("SPACE_TO_DEPTH then DEPTH_TO_SPACE, SPACE_TO_BATCH_ND then BATCH_TO_SPACE_ND: identity") {
@@ -503,6 +514,54 @@ TEST_CASE("SPACE_TO_DEPTH then DEPTH_TO_SPACE, SPACE_TO_BATCH_ND then BATCH_TO_S
     const tensor unbatched = run_ok1(OpT::BATCH_TO_SPACE_ND, {batched, i32_tensor({2}, {b, b}), scalar_bool(nchw)}, out_like(in));
     CHECK(unbatched.dims == in.dims);
     CHECK(unbatched.bytes == in.bytes);
+  }
+}
+
+/// reference<E>(io) of `Op` for the element type of `t` (the four image types).
+template <template <class> class Ref>
+tensor run_reference(OpT op, OT t, const std::vector<tensor>& ins, const tensor& out_decl) {
+  switch (t) {
+    case OT::TENSOR_FLOAT32: return run_entry1(op, Ref<ty::f32>::fn, ins, out_decl);
+    case OT::TENSOR_FLOAT16: return run_entry1(op, Ref<ty::f16>::fn, ins, out_decl);
+    case OT::TENSOR_QUANT8_ASYMM: return run_entry1(op, Ref<ty::qu8>::fn, ins, out_decl);
+    default: return run_entry1(op, Ref<ty::qs8>::fn, ins, out_decl);
+  }
+}
+template <class E>
+struct b2s_ref {
+  static constexpr auto fn = nnhal::ops::batch_to_space_nd::reference<E>;
+};
+template <class E>
+struct s2b_ref {
+  static constexpr auto fn = nnhal::ops::space_to_batch_nd::reference<E>;
+};
+
+TEST_CASE("BATCH_TO_SPACE_ND / SPACE_TO_BATCH_ND: the bound permutation equals the per-pixel reference()") {
+  std::mt19937 rng(2006);
+  for (int iter = 0; iter < 48; ++iter) {
+    const OT t = data_types[static_cast<std::size_t>(iter) % 4];
+    const bool nchw = (iter / 4) % 2 == 1;
+    const int bh = uni(rng, 1, 4), bw = uni(rng, 1, 4);
+    const bool whole = iter % 3 == 0;  // extents in whole blocks, and SPACE_TO_BATCH_ND without padding
+    const image e{static_cast<std::size_t>(bh * bw * uni(rng, 1, 2)),
+                  static_cast<std::size_t>(whole ? bh * uni(rng, 1, 10) : uni(rng, 1, 40)),
+                  static_cast<std::size_t>(whole ? bw * uni(rng, 1, 10) : uni(rng, 1, 40)),
+                  static_cast<std::size_t>(uni(rng, 1, 40))};
+    CAPTURE(iter);
+    CAPTURE(nchw);
+    const tensor in = random_tensor(rng, t, dims_of(e, nchw));
+    const std::vector<tensor> b2s{in, i32_tensor({2}, {bh, bw}), scalar_bool(nchw)};
+    const tensor got = run_ok1(OpT::BATCH_TO_SPACE_ND, b2s, out_like(in));
+    CHECK(got.bytes == run_reference<b2s_ref>(OpT::BATCH_TO_SPACE_ND, t, b2s, out_like(in)).bytes);
+    // Paddings that make the padded extents whole blocks.
+    const int top = whole ? 0 : uni(rng, 0, 5), left = whole ? 0 : uni(rng, 0, 5);
+    const int h = static_cast<int>(e.h), w = static_cast<int>(e.w);
+    const int bottom = (bh - (top + h) % bh) % bh + (whole ? 0 : bh * uni(rng, 0, 1));
+    const int right = (bw - (left + w) % bw) % bw;
+    const std::vector<tensor> s2b{in, i32_tensor({2}, {bh, bw}), i32_tensor({2, 2}, {top, bottom, left, right}),
+                                  scalar_bool(nchw)};
+    const tensor batched = run_ok1(OpT::SPACE_TO_BATCH_ND, s2b, out_like(in));
+    CHECK(batched.bytes == run_reference<s2b_ref>(OpT::SPACE_TO_BATCH_ND, t, s2b, out_like(in)).bytes);
   }
 }
 

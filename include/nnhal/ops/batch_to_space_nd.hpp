@@ -1,6 +1,8 @@
 // BATCH_TO_SPACE_ND kernels; contract in types/signatures/batch_to_space_nd.hpp. Input batch
 // k = ((dy * bw) + dx) * out_batches + n holds the pixels of output batch n at offset (dy, dx)
-// of every bh x bw block. NHWC and NCHW share the loop through kernels::spatial::image_layout.
+// of every bh x bw block. reference() walks pixels (NHWC and NCHW share the loop through
+// kernels::spatial::image_layout); the bound kernel is one permutation of a 6-D view
+// (kernels::spatial::batch_to_space).
 #pragma once
 
 #include "nnhal/ops/kernel.hpp"
@@ -26,9 +28,14 @@ void reference(const kernel_io& io) {
   }
 }
 
+template <types::element E>
+void permuted(const kernel_io& io) {
+  kernels::spatial::batch_to_space(io, sizeof(typename E::storage));
+}
+
 inline types::result<kernel> bind(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
-                                                                  []<class E>(E) { return kernel{reference<E>}; });
+                                                                  []<class E>(E) { return kernel{permuted<E>}; });
 }
 
 }  // namespace nnhal::ops::batch_to_space_nd

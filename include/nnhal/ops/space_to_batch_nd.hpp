@@ -1,7 +1,9 @@
 // SPACE_TO_BATCH_ND kernels; contract in types/signatures/space_to_batch_nd.hpp. Output batch
 // k = ((dy * bw) + dx) * in_batches + n gathers the pixels at offset (dy, dx) of every bh x bw
 // block of input batch n after padding; padding holds zero (the zero point when quantized).
-// NHWC and NCHW share the loop through kernels::spatial::image_layout.
+// reference() walks pixels (NHWC and NCHW share the loop through
+// kernels::spatial::image_layout); the bound kernel pads when asked, then permutes a 6-D
+// view (kernels::spatial::space_to_batch).
 #pragma once
 
 #include "nnhal/ops/kernel.hpp"
@@ -37,9 +39,17 @@ void reference(const kernel_io& io) {
   }
 }
 
+template <types::element E>
+void permuted(const kernel_io& io) {
+  using S = typename E::storage;
+  S zero{};
+  if constexpr (types::quantized_element<E>) zero = static_cast<S>(io.out[0].zero_point);
+  kernels::spatial::space_to_batch<S>(io, zero);
+}
+
 inline types::result<kernel> bind(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
-                                                                  []<class E>(E) { return kernel{reference<E>}; });
+                                                                  []<class E>(E) { return kernel{permuted<E>}; });
 }
 
 }  // namespace nnhal::ops::space_to_batch_nd

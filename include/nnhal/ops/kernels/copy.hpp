@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 
 #include "nnhal/ops/kernel.hpp"
@@ -418,30 +419,252 @@ inline void transpose_tiles(std::byte* dst, std::size_t ds, const std::byte* src
   transpose_region<ES>(dst, ds, src, ss, rows, cols);
 }
 
+/// Byte-permute tables for a plane with a narrow side of n <= 4 lines whose other side is
+/// dense: few rows written as one dense run (an interleave: BATCH_TO_SPACE_ND in NCHW),
+/// or few dense columns read into as many rows (a deinterleave: NHWC -> NCHW with 3
+/// channels). Either way n 64-byte source vectors become n 64-byte output vectors, output
+/// vector k taking byte p from byte idx[k][j][p] of source vector j where mask[k][j] has
+/// bit p, so a group costs n loads, n * n byte permutes and n stores.
+struct narrow_plane {
+  static constexpr std::size_t max_lines = 4;
+  std::size_t n = 0;
+  bool interleave = false;
+  alignas(64) std::uint8_t idx[max_lines][max_lines][64] = {};
+  std::uint64_t mask[max_lines][max_lines] = {};
+
+  /// Tables for elements of `es` bytes (1, 2, 4 or 8).
+  narrow_plane(std::size_t lines, bool inter, std::size_t es) noexcept : n(lines), interleave(inter) {
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t p = 0; p < 64; ++p) {
+        std::size_t j = 0, from = 0;
+        if (interleave) {  // output byte k*64 + p is column e / n of row e % n
+          const std::size_t g = k * 64 + p, e = g / es;
+          j = e % n;
+          from = (e / n) * es + g % es;
+        } else {  // output row k, element p / es, is dense source element (p / es) * n + k
+          const std::size_t g = ((p / es) * n + k) * es + p % es;
+          j = g / 64;
+          from = g % 64;
+        }
+        idx[k][j][p] = static_cast<std::uint8_t>(from);
+        mask[k][j] |= std::uint64_t{1} << p;
+      }
+  }
+};
+
+#if NNHAL_HAVE_X86_KERNELS
+/// dst[c][r] = src[r][c] by narrow_plane `t` for a plane of `len` elements along the long
+/// side (cols when interleaving, rows otherwise), in groups of 64 bytes per line; the last
+/// group's loads and stores are masked.
+NNHAL_TARGET_AVX512_VBMI inline void narrow_transpose(const narrow_plane& t, std::byte* dst, std::size_t ds,
+                                                      const std::byte* src, std::size_t ss, std::size_t len,
+                                                      std::size_t es) noexcept {
+  const std::size_t n = t.n, per = 64 / es;  // elements of the long side per group
+  for (std::size_t g0 = 0; g0 < len; g0 += per) {
+    const std::size_t line = std::min<std::size_t>(64, (len - g0) * es);  // bytes of this group per line
+    const std::size_t run = line * n;                                        // ... on the dense side
+    __m512i in[narrow_plane::max_lines];
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::byte* from = t.interleave ? src + j * ss + g0 * es : src + g0 * n * es + j * 64;
+      const std::size_t valid = t.interleave ? line : (run > j * 64 ? std::min<std::size_t>(64, run - j * 64) : 0);
+      in[j] = valid == 64 ? _mm512_loadu_si512(from) : _mm512_maskz_loadu_epi8(first_bytes(valid), from);
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      __m512i v = _mm512_maskz_permutexvar_epi8(t.mask[k][0], _mm512_load_si512(t.idx[k][0]), in[0]);
+      for (std::size_t j = 1; j < n; ++j)
+        v = _mm512_mask_permutexvar_epi8(v, t.mask[k][j], _mm512_load_si512(t.idx[k][j]), in[j]);
+      std::byte* to = t.interleave ? dst + g0 * n * es + k * 64 : dst + k * ds + g0 * es;
+      const std::size_t valid = t.interleave ? (run > k * 64 ? std::min<std::size_t>(64, run - k * 64) : 0) : line;
+      if (valid == 64) _mm512_storeu_si512(to, v);
+      else if (valid) _mm512_mask_storeu_epi8(to, first_bytes(valid), v);
+    }
+  }
+}
+#endif
+
 }  // namespace detail
+
+/// A plane transpose set up once for many planes of one shape: dst[c][r] = src[r][c] for
+/// the [rows, cols] elements of `es` bytes at src (rows `ss` bytes apart), dst rows `ds`
+/// bytes apart. Planes with a narrow side of at most four lines and a dense other side
+/// take the byte-permute path (detail::narrow_plane); the rest the cache tiles.
+class plane_transpose {
+ public:
+  plane_transpose(std::size_t ds, std::size_t ss, std::size_t rows, std::size_t cols, std::size_t es) noexcept
+      : ds_(ds), ss_(ss), rows_(rows), cols_(cols), es_(es) {
+#if NNHAL_HAVE_X86_KERNELS
+    if (!simd::cpu().avx512_vbmi || (es != 1 && es != 2 && es != 4 && es != 8)) return;
+    constexpr std::size_t n = detail::narrow_plane::max_lines;
+    if (rows >= 2 && rows <= n && ds == rows * es) {
+      narrow_.emplace(rows, true, es);
+      long_side_ = cols;
+    } else if (cols >= 2 && cols <= n && ss == cols * es) {
+      narrow_.emplace(cols, false, es);
+      long_side_ = rows;
+    }
+#endif
+  }
+
+  void operator()(std::byte* dst, const std::byte* src) const noexcept {
+#if NNHAL_HAVE_X86_KERNELS
+    if (narrow_) return detail::narrow_transpose(*narrow_, dst, ds_, src, ss_, long_side_, es_);
+#endif
+    switch (es_) {
+      case 1: return detail::transpose_tiles<1>(dst, ds_, src, ss_, rows_, cols_);
+      case 2: return detail::transpose_tiles<2>(dst, ds_, src, ss_, rows_, cols_);
+      case 4: return detail::transpose_tiles<4>(dst, ds_, src, ss_, rows_, cols_);
+      case 8: return detail::transpose_tiles<8>(dst, ds_, src, ss_, rows_, cols_);
+      default:
+        for (std::size_t c = 0; c < cols_; ++c)
+          for (std::size_t r = 0; r < rows_; ++r) std::memcpy(dst + c * ds_ + r * es_, src + r * ss_ + c * es_, es_);
+    }
+  }
+
+ private:
+  std::size_t ds_, ss_, rows_, cols_, es_;
+  std::size_t long_side_ = 0;  // with narrow_: the plane's extent along its dense side
+  std::optional<detail::narrow_plane> narrow_;
+};
 
 /// One plane: dst[c][r] = src[r][c] for the [rows, cols] elements of `es` bytes at src
 /// (rows `ss` bytes apart), dst rows `ds` bytes apart.
 inline void transpose_plane(std::byte* dst, std::size_t ds, const std::byte* src, std::size_t ss, std::size_t rows,
                             std::size_t cols, std::size_t es) noexcept {
-  switch (es) {
-    case 1: return detail::transpose_tiles<1>(dst, ds, src, ss, rows, cols);
-    case 2: return detail::transpose_tiles<2>(dst, ds, src, ss, rows, cols);
-    case 4: return detail::transpose_tiles<4>(dst, ds, src, ss, rows, cols);
-    case 8: return detail::transpose_tiles<8>(dst, ds, src, ss, rows, cols);
-    default:
-      for (std::size_t c = 0; c < cols; ++c)
-        for (std::size_t r = 0; r < rows; ++r) std::memcpy(dst + c * ds + r * es, src + r * ss + c * es, es);
-  }
+  plane_transpose(ds, ss, rows, cols, es)(dst, src);
 }
 
 /// `batches` dense matrices [rows, cols] in `src` become [cols, rows] in `dst` (the
 /// NHWC <-> NCHW layouts are this with rows/cols = H*W and C).
 inline void transpose_2d(std::byte* dst, const std::byte* src, std::size_t batches, std::size_t rows, std::size_t cols,
                          std::size_t es) noexcept {
-  const std::size_t plane = rows * cols * es;
-  for (std::size_t b = 0; b < batches; ++b, src += plane, dst += plane)
-    transpose_plane(dst, rows * es, src, cols * es, rows, cols, es);
+  const std::size_t bytes = rows * cols * es;
+  const plane_transpose plane(rows * es, cols * es, rows, cols, es);
+  for (std::size_t b = 0; b < batches; ++b, src += bytes, dst += bytes) plane(dst, src);
+}
+
+namespace detail {
+
+/// A permutation over collapsed dimensions: output dimension i reads input dimension
+/// perm[i] of the collapsed input extents `in_dims`.
+struct collapsed_perm {
+  std::size_t rank = 0;
+  std::array<std::size_t, max_copy_rank> in_dims{};
+  std::array<std::size_t, max_copy_rank> perm{};
+};
+
+/// Drops unit extents and merges output positions that read consecutive input dimensions:
+/// [N, H, W, C] with perm (0, 3, 1, 2) collapses to [N, H*W, C] with (0, 2, 1).
+inline collapsed_perm collapse(std::span<const std::size_t> dims, std::span<const std::size_t> perm) noexcept {
+  const std::size_t n = dims.size();
+  std::array<std::size_t, max_copy_rank> index{};  // input dim -> kept position
+  std::array<std::size_t, max_copy_rank> kept{};   // kept extents
+  std::array<bool, max_copy_rank> unit{};
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    unit[i] = dims[i] == 1;
+    if (!unit[i]) {
+      index[i] = m;
+      kept[m++] = dims[i];
+    }
+  }
+  std::array<std::size_t, max_copy_rank> start{}, length{};
+  std::size_t groups = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (unit[perm[i]]) continue;
+    const std::size_t p = index[perm[i]];
+    if (groups > 0 && p == start[groups - 1] + length[groups - 1]) {
+      ++length[groups - 1];
+    } else {
+      start[groups] = p;
+      length[groups] = 1;
+      ++groups;
+    }
+  }
+  collapsed_perm r;
+  r.rank = groups;
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::size_t position = 0;  // the group's place in input order
+    for (std::size_t h = 0; h < groups; ++h) position += start[h] < start[g] ? 1 : 0;
+    std::size_t extent = 1;
+    for (std::size_t t = start[g]; t < start[g] + length[g]; ++t) extent *= kept[t];
+    r.perm[g] = position;
+    r.in_dims[position] = extent;
+  }
+  return r;
+}
+
+}  // namespace detail
+
+/// dst (dense) = the dense row-major tensor `src` of extents `dims` (rank <= max_copy_rank,
+/// elements of `es` bytes) with its dimensions permuted: output dimension i is input
+/// dimension perm[i]. After collapsing, an identity is one memcpy, a permutation keeping the
+/// input's last dimension last a strided gather of contiguous runs, and any other one a
+/// batch of 2-D transposes of strided planes in cache tiles. TRANSPOSE, and the block
+/// rearrangements (DEPTH_TO_SPACE, BATCH_TO_SPACE_ND, ...) viewed as higher-rank tensors.
+inline void permute(std::byte* dst, const std::byte* src, std::span<const std::size_t> dims,
+                    std::span<const std::size_t> perm, std::size_t es) noexcept {
+  std::size_t total = 1;
+  for (auto d : dims) total *= d;
+  if (total == 0) return;
+  const detail::collapsed_perm c = detail::collapse(dims, perm);
+  bool identity = true;
+  for (std::size_t i = 0; i < c.rank; ++i) identity = identity && c.perm[i] == i;
+  if (identity) {
+    std::memcpy(dst, src, total * es);
+    return;
+  }
+  std::array<std::ptrdiff_t, max_copy_rank> in_stride{}, out_stride{};
+  std::ptrdiff_t step = static_cast<std::ptrdiff_t>(es), out_step = step;
+  for (std::size_t k = c.rank; k-- > 0;) {
+    in_stride[k] = step;
+    step *= static_cast<std::ptrdiff_t>(c.in_dims[k]);
+    out_stride[k] = out_step;
+    out_step *= static_cast<std::ptrdiff_t>(c.in_dims[c.perm[k]]);
+  }
+  const std::size_t last = c.rank - 1;
+  if (c.perm[last] == last) {  // contiguous runs of the input's last dimension: a strided gather
+    strided_source s;
+    s.base = src;
+    s.rank = c.rank;
+    for (std::size_t i = 0; i < c.rank; ++i) {
+      s.extent[i] = c.in_dims[c.perm[i]];
+      s.stride[i] = in_stride[c.perm[i]];
+    }
+    copy_strided(dst, s, es);
+    return;
+  }
+  // Otherwise planes: the output's last dimension reads input dimension `rows_dim`, and the
+  // input's last dimension lands at output position `cols_at`; every other output position
+  // indexes a plane, visited in output order.
+  const std::size_t rows_dim = c.perm[last];
+  std::size_t cols_at = 0;
+  while (c.perm[cols_at] != last) ++cols_at;
+  std::array<std::size_t, max_copy_rank> extent{}, idx{};
+  std::array<std::ptrdiff_t, max_copy_rank> src_step{}, dst_step{};
+  std::size_t batch_rank = 0, planes = 1;
+  for (std::size_t i = 0; i < last; ++i) {
+    if (i == cols_at) continue;
+    extent[batch_rank] = c.in_dims[c.perm[i]];
+    src_step[batch_rank] = in_stride[c.perm[i]];
+    dst_step[batch_rank] = out_stride[i];
+    planes *= extent[batch_rank++];
+  }
+  const std::size_t rows = c.in_dims[rows_dim], cols = c.in_dims[last];
+  const auto ss = static_cast<std::size_t>(in_stride[rows_dim]), ds = static_cast<std::size_t>(out_stride[cols_at]);
+  const plane_transpose plane(ds, ss, rows, cols, es);
+  std::ptrdiff_t src_off = 0, dst_off = 0;
+  for (std::size_t p = 0;;) {
+    plane(dst + dst_off, src + src_off);
+    if (++p == planes) break;
+    for (std::size_t d = batch_rank; d-- > 0;) {  // odometer over the plane indices
+      src_off += src_step[d];
+      dst_off += dst_step[d];
+      if (++idx[d] < extent[d]) break;
+      idx[d] = 0;
+      src_off -= src_step[d] * static_cast<std::ptrdiff_t>(extent[d]);
+      dst_off -= dst_step[d] * static_cast<std::ptrdiff_t>(extent[d]);
+    }
+  }
 }
 
 /// Writes `count` copies of the `bytes`-long block at `dst` right after it (the block

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/copy.hpp"
 
 namespace nnhal::ops::kernels::spatial {
 
@@ -64,38 +66,27 @@ void fill_run(S* dst, std::size_t ds, std::size_t count, S v) noexcept {
 /// elements in opposite directions: pixel (y, x) of the spatial side (DEPTH_TO_SPACE's
 /// output, SPACE_TO_DEPTH's input) holds the channels ((y % b) * b + x % b) * depth onward
 /// of pixel (y / b, x / b) on the deep side, depth being the spatial side's channel count.
-/// Block size b in input 1, the NCHW flag in input 2.
+/// Block size b in input 1, the NCHW flag in input 2. Both sides are 6-D views of one
+/// tensor, [n, h, b, w, b, c] spatially and [n, h, w, b, b, c] deep (NHWC; NCHW:
+/// [n, c, h, b, w, b] and [n, b, b, c, h, w]), so the op is one kernels::permute.
 template <class S, bool ToDepth>
 void block_depth_copy(const kernel_io& io) noexcept {
   const bool nchw = flag(io, 2);
-  const auto li = image_layout::of(io.in[0].dims, nchw);
-  const auto lo = image_layout::of(io.out[0].dims, nchw);
   const auto b = static_cast<std::size_t>(io.scalar<std::int32_t>(1));
-  const S* in = reinterpret_cast<const S*>(io.in[0].value);
-  S* out = reinterpret_cast<S*>(io.out_data[0]);
-  const image_layout& sp = ToDepth ? li : lo;
-  const image_layout& deep = ToDepth ? lo : li;
-  if (!nchw) {
-    // NHWC: the b pixels (y, xb b .. xb b + b - 1) hold b * depth consecutive channels of
-    // deep pixel (y / b, xb), so each such group is one contiguous copy.
-    const std::size_t run = b * sp.c;
-    for (std::size_t n = 0; n < sp.n; ++n)
-      for (std::size_t y = 0; y < sp.h; ++y)
-        for (std::size_t xb = 0; xb < deep.w; ++xb) {
-          const std::size_t at_sp = sp.at(n, y, xb * b), at_deep = deep.at(n, y / b, xb, (y % b) * run);
-          if constexpr (ToDepth) std::memcpy(out + at_deep, in + at_sp, run * sizeof(S));
-          else std::memcpy(out + at_sp, in + at_deep, run * sizeof(S));
-        }
-    return;
+  const auto sp = image_layout::of(ToDepth ? io.in[0].dims : io.out[0].dims, nchw);
+  const std::size_t n = sp.n, h = sp.h / b, w = sp.w / b, c = sp.c;
+  std::array<std::size_t, 6> dims{}, perm{};
+  if (!nchw) {  // the same swap of the two middle dimensions both ways
+    dims = ToDepth ? std::array<std::size_t, 6>{n, h, b, w, b, c} : std::array<std::size_t, 6>{n, h, w, b, b, c};
+    perm = {0, 1, 3, 2, 4, 5};
+  } else if (ToDepth) {
+    dims = {n, c, h, b, w, b};
+    perm = {0, 3, 5, 1, 2, 4};
+  } else {
+    dims = {n, b, b, c, h, w};
+    perm = {0, 3, 4, 1, 5, 2};
   }
-  for (std::size_t n = 0; n < sp.n; ++n)
-    for (std::size_t y = 0; y < sp.h; ++y)
-      for (std::size_t x = 0; x < sp.w; ++x) {
-        const std::size_t at_sp = sp.at(n, y, x);
-        const std::size_t at_deep = deep.at(n, y / b, x / b, ((y % b) * b + x % b) * sp.c);
-        if constexpr (ToDepth) copy_run(in + at_sp, li.sc, out + at_deep, lo.sc, sp.c);
-        else copy_run(in + at_deep, li.sc, out + at_sp, lo.sc, sp.c);
-      }
+  permute(io.out_data[0], io.in[0].value, dims, perm, sizeof(S));
 }
 
 /// Input-to-output coordinate scale of one resized axis, in float as the AOSP CPU path
@@ -216,6 +207,61 @@ void pad_constant(const kernel_io& io, S pad) noexcept {
   index_maps maps(rank);
   for (std::size_t d = 0; d < rank; ++d) maps[d] = constant_pad_map(in.dims[d], out.dims[d], pad_before(io, 1, d));
   gather_padded(reinterpret_cast<const S*>(in.value), in.dims, reinterpret_cast<S*>(io.out_data[0]), out.dims, maps, pad);
+}
+
+/// BATCH_TO_SPACE_ND: input batch ((dy * bw) + dx) * N + n holds the pixels of output
+/// batch n at offset (dy, dx) of every bh x bw block. As 6-D views, the input
+/// [bh, bw, N, h, w, c] permuted to [N, h, bh, w, bw, c] (NCHW: [bh, bw, N, c, h, w] to
+/// [N, c, h, bh, w, bw]). Block sizes in input 1, the NCHW flag in input 2.
+inline void batch_to_space(const kernel_io& io, std::size_t es) noexcept {
+  const bool nchw = flag(io, 2);
+  const auto li = image_layout::of(io.in[0].dims, nchw);
+  const auto bh = static_cast<std::size_t>(io.in[1].at<std::int32_t>(0));
+  const auto bw = static_cast<std::size_t>(io.in[1].at<std::int32_t>(1));
+  const std::size_t n = li.n / (bh * bw);
+  const std::array<std::size_t, 6> dims = nchw ? std::array<std::size_t, 6>{bh, bw, n, li.c, li.h, li.w}
+                                               : std::array<std::size_t, 6>{bh, bw, n, li.h, li.w, li.c};
+  const std::array<std::size_t, 6> perm = nchw ? std::array<std::size_t, 6>{2, 3, 4, 0, 5, 1}
+                                               : std::array<std::size_t, 6>{2, 3, 0, 4, 1, 5};
+  permute(io.out_data[0], io.in[0].value, dims, perm, es);
+}
+
+/// SPACE_TO_BATCH_ND: the input padded (paddings in input 2, the pad value `zero`), then
+/// output batch ((dy * bw) + dx) * N + n gathers the pixels at offset (dy, dx) of every
+/// bh x bw block of padded batch n: the padded [N, h, bh, w, bw, c] permuted to
+/// [bh, bw, N, h, w, c] (NCHW: [N, c, h, bh, w, bw] to [bh, bw, N, c, h, w]). With
+/// padding, the padded input is built first in a per-thread buffer.
+template <class S>
+void space_to_batch(const kernel_io& io, S zero) {
+  const bool nchw = flag(io, 3);
+  const auto& in = io.in[0];
+  const auto lo = image_layout::of(io.out[0].dims, nchw);
+  const auto bh = static_cast<std::size_t>(io.in[1].at<std::int32_t>(0));
+  const auto bw = static_cast<std::size_t>(io.in[1].at<std::int32_t>(1));
+  const std::size_t n = in.dims[0], h = lo.h, w = lo.w, c = lo.c;  // padded: h * bh by w * bw
+  const std::byte* src = in.value;
+  bool padded = false;
+  for (std::size_t i = 0; i < 4; ++i) padded = padded || io.in[2].at<std::int32_t>(i) != 0;
+  if (padded) {
+    const std::size_t hd = nchw ? 2 : 1, wd = nchw ? 3 : 2;  // the spatial dimensions
+    std::array<std::uint32_t, 4> pd{};
+    std::copy(in.dims.begin(), in.dims.end(), pd.begin());
+    pd[hd] = static_cast<std::uint32_t>(h * bh);
+    pd[wd] = static_cast<std::uint32_t>(w * bw);
+    index_maps maps(4);
+    for (std::size_t d = 0; d < 4; ++d) maps[d] = constant_pad_map(in.dims[d], pd[d], 0);
+    maps[hd] = constant_pad_map(in.dims[hd], pd[hd], io.in[2].at<std::int32_t>(0));
+    maps[wd] = constant_pad_map(in.dims[wd], pd[wd], io.in[2].at<std::int32_t>(2));
+    static thread_local std::vector<S> buf;  // kept: no allocation per execution
+    buf.resize(lo.count());
+    gather_padded(reinterpret_cast<const S*>(in.value), in.dims, buf.data(), pd, maps, zero);
+    src = reinterpret_cast<const std::byte*>(buf.data());
+  }
+  const std::array<std::size_t, 6> dims = nchw ? std::array<std::size_t, 6>{n, c, h, bh, w, bw}
+                                               : std::array<std::size_t, 6>{n, h, bh, w, bw, c};
+  const std::array<std::size_t, 6> perm = nchw ? std::array<std::size_t, 6>{3, 5, 0, 1, 2, 4}
+                                               : std::array<std::size_t, 6>{2, 4, 0, 1, 3, 5};
+  permute(io.out_data[0], src, dims, perm, sizeof(S));
 }
 
 }  // namespace nnhal::ops::kernels::spatial
