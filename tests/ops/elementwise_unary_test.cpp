@@ -233,8 +233,13 @@ TEST_CASE("golden: special float values follow the AOSP CPU path") {
 }
 
 TEST_CASE("golden: ELU uses alpha as given, per execution") {
-  const tensor x = vec(OT::TENSOR_FLOAT32, {-2, -0.5, 0, 0.5, 3});
-  for (float alpha : {0.0f, 0.5f, 1.0f, 2.5f}) {
+  std::vector<double> xs{-2, -0.5, 0, 0.5, 3, -200, 50};
+  for (int i = 0; i < 73; ++i) xs.push_back(-6.0 + i / 6.0);  // past 64 values: the 4-vector loop
+  const tensor x = vec(OT::TENSOR_FLOAT32, xs);
+  // Negative, infinite and NaN alphas too: the AOSP expression then gives 0, -inf or 0 for
+  // x <= 0 (its min(0, neg) turns a NaN neg into 0).
+  for (float alpha : {0.0f, 0.5f, 1.0f, 2.5f, -0.5f, std::numeric_limits<float>::infinity(),
+                      std::numeric_limits<float>::quiet_NaN()}) {
     INFO("alpha=" << alpha);
     const auto got = numbers(run_ok1(OpT::ELU, {x, scalar_f32(alpha)}, decl(OT::TENSOR_FLOAT32, {})));
     for (std::size_t i = 0; i < got.size(); ++i)
@@ -367,6 +372,40 @@ TEST_CASE("simd: float32 vectorized paths equal the reference (exact ops) or sta
 }
 
 #if NNHAL_HAVE_X86_KERNELS
+namespace {
+NNHAL_TARGET_AVX512 void exp_nonpositive_on(const float* z, float* out, std::size_t n) {
+  for (std::size_t i = 0; i + 64 <= n; i += 64) {
+    __m512 v[4];
+    for (std::size_t j = 0; j < 4; ++j) v[j] = _mm512_loadu_ps(z + i + 16 * j);
+    vu::avx512::exp_nonpositive(v);
+    for (std::size_t j = 0; j < 4; ++j) _mm512_storeu_ps(out + i + 16 * j, v[j]);
+  }
+}
+}  // namespace
+
+TEST_CASE("simd: the AVX-512 exponential of LOGISTIC and ELU is within 1.2e-7 of e^z on [-104, 0]") {
+  if (!nnhal::simd::cpu().avx512) return;
+  // Much tighter than the CTS tolerance, so a wrong table entry or coefficient shows.
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<float> z(n), e(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = -104.0f * static_cast<float>(i) / static_cast<float>(n - 1);
+  z[1] = -std::numeric_limits<float>::denorm_min();
+  z[2] = std::numeric_limits<float>::quiet_NaN();
+  exp_nonpositive_on(z.data(), e.data(), n);
+  CHECK(e[0] == 1.0f);
+  CHECK(std::isnan(e[2]));
+  CHECK(e[n - 1] == 0.0f);  // e^-104 is below the float range
+  double worst = 0, worst_rel = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 2) continue;
+    const double want = std::exp(static_cast<double>(z[i]));
+    worst = std::max(worst, std::fabs(e[i] - want));
+    if (z[i] > -10.0f) worst_rel = std::max(worst_rel, std::fabs(e[i] - want) / want);
+  }
+  CHECK(worst <= 1.2e-7);
+  CHECK(worst_rel <= 2.5e-7);
+}
+
 TEST_CASE("simd: AVX-512 float32 paths equal the reference (exact ops) or stay within the CTS tolerance") {
   if (!nnhal::simd::cpu().avx512) return;
   std::vector<std::size_t> sizes;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 
 #include "nnhal/ops/kernels/unary.hpp"
 
@@ -23,14 +24,40 @@ struct lane {
     return xsimd::select(zero < x, x, zero) + xsimd::select(neg < zero, neg, zero);
   }
 #if NNHAL_HAVE_X86_KERNELS
-  /// The same expression with exp512; within the CTS float32 tolerance (tests check it).
-  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+  /// With a finite alpha >= 0 (the usual case), alpha * (e^x - 1) is never negative for
+  /// x > 0 nor positive for x <= 0, so the result is x where 0 < x, else
+  /// alpha * e^z - alpha (one fused operation) with z = x capped to [-104, 0] (vminps(x, 0)
+  /// gives 0 for NaN, whose result is then 0; past -104, e^x - 1 is -1 in float): the
+  /// exponential only on non-positive arguments (exp_nonpositive). Any other alpha (negative,
+  /// infinite, NaN) computes the expression itself with exp512. Within the CTS float32
+  /// tolerance (tests check it).
+  template <std::size_t N>
+  NNHAL_TARGET_AVX512 void steps512(__m512 (&x)[N]) const noexcept {
     using simd::avx512::all16;
-    const __m512 zero = _mm512_setzero_ps();
-    const __m512 neg = _mm512_maskz_mul_ps(
-        all16, _mm512_set1_ps(alpha), _mm512_maskz_sub_ps(all16, kernels::vunary::avx512::exp512(x), _mm512_set1_ps(1.0f)));
-    // (0 < x ? x : 0) + (neg < 0 ? neg : 0): vmaxps(x, 0) and vminps(neg, 0) select alike.
-    return _mm512_maskz_add_ps(all16, _mm512_maskz_max_ps(all16, x, zero), _mm512_maskz_min_ps(all16, neg, zero));
+    const __m512 zero = _mm512_setzero_ps(), a = _mm512_set1_ps(alpha);
+    if (!(alpha >= 0.0f && alpha <= std::numeric_limits<float>::max())) {
+#pragma GCC unroll 8
+      for (std::size_t j = 0; j < N; ++j) {
+        const __m512 neg = _mm512_maskz_mul_ps(
+            all16, a, _mm512_maskz_sub_ps(all16, kernels::vunary::avx512::exp512(x[j]), _mm512_set1_ps(1.0f)));
+        // (0 < x ? x : 0) + (neg < 0 ? neg : 0): vmaxps(x, 0) and vminps(neg, 0) select alike.
+        x[j] = _mm512_maskz_add_ps(all16, _mm512_maskz_max_ps(all16, x[j], zero), _mm512_maskz_min_ps(all16, neg, zero));
+      }
+      return;
+    }
+    const __m512 floor = _mm512_set1_ps(-104.0f);
+    __m512 e[N];
+#pragma GCC unroll 8
+    for (std::size_t j = 0; j < N; ++j) e[j] = _mm512_maskz_max_ps(all16, floor, _mm512_maskz_min_ps(all16, x[j], zero));
+    kernels::vunary::avx512::exp_nonpositive(e);
+#pragma GCC unroll 8
+    for (std::size_t j = 0; j < N; ++j)
+      x[j] = _mm512_mask_mov_ps(_mm512_fmsub_ps(e[j], a, a), _mm512_cmp_ps_mask(zero, x[j], _CMP_LT_OQ), x[j]);
+  }
+  NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
+    __m512 v[1] = {x};
+    steps512(v);
+    return v[0];
   }
 #endif
 };
