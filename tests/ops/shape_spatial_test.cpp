@@ -25,6 +25,7 @@
 
 #include "nnhal/ops/batch_to_space_nd.hpp"
 #include "nnhal/ops/resize_bilinear.hpp"
+#include "nnhal/ops/resize_nearest_neighbor.hpp"
 #include "nnhal/ops/space_to_batch_nd.hpp"
 #include "nnhal/types/validate.hpp"
 #include "support/op_runner.hpp"
@@ -535,6 +536,10 @@ template <class E>
 struct s2b_ref {
   static constexpr auto fn = nnhal::ops::space_to_batch_nd::reference<E>;
 };
+template <class E>
+struct rnn_ref {
+  static constexpr auto fn = nnhal::ops::resize_nearest_neighbor::reference<E>;
+};
 
 TEST_CASE("BATCH_TO_SPACE_ND / SPACE_TO_BATCH_ND: the bound permutation equals the per-pixel reference()") {
   std::mt19937 rng(2006);
@@ -941,6 +946,8 @@ TEST_CASE("RESIZE_NEAREST_NEIGHBOR: every output pixel copies the pixel at the r
           }
         }
       }
+    // The bound kernel (NCHW: row by row) is the per-pixel reference() bit for bit.
+    CHECK(out.bytes == run_reference<rnn_ref>(OpT::RESIZE_NEAREST_NEIGHBOR, t, ins, out_like(in)).bytes);
     if (t == OT::TENSOR_QUANT8_ASYMM) {
       auto sins = ins;
       sins[0] = to_signed(in);

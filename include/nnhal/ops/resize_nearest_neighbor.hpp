@@ -49,9 +49,34 @@ void reference(const kernel_io& io) {
   });
 }
 
+/// The bound kernel: NHWC as reference() (one channel run per output pixel); NCHW row by
+/// row of each channel plane, out[x] = in_row[xs[x]], so reads and writes stay within two
+/// rows instead of striding across all planes for every pixel.
+template <types::element E>
+void rows(const kernel_io& io) {
+  using S = typename E::storage;
+  if (!kernels::spatial::flag(io, 3)) return reference<E>(io);
+  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, true);
+  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, true);
+  if (lo.count() == 0) return;
+  const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
+  const auto ys = source_indices(li.h, lo.h, align, half);
+  const auto xs = source_indices(li.w, lo.w, align, half);
+  const S* in = reinterpret_cast<const S*>(io.in[0].value);
+  S* out = reinterpret_cast<S*>(io.out_data[0]);
+  kernels::spatial::for_rows(io, lo.n * lo.c * lo.h, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t plane = r / lo.h, y = r % lo.h;  // plane = n * c + channel
+      const S* row = in + plane * li.sc + ys[y] * li.sh;
+      S* o = out + r * lo.w;
+      for (std::size_t x = 0; x < lo.w; ++x) o[x] = row[xs[x]];
+    }
+  });
+}
+
 inline types::result<kernel> bind(const bind_context& c) {
   return bind_for<types::f32, types::f16, types::qu8, types::qs8>(c, c.in[0].type,
-                                                                  []<class E>(E) { return kernel{reference<E>}; });
+                                                                  []<class E>(E) { return kernel{rows<E>}; });
 }
 
 }  // namespace nnhal::ops::resize_nearest_neighbor
