@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -52,16 +53,23 @@ struct packed_f32 {
 /// `buf` (p.size() floats, p's shape) as panels [panel][k][nr], zero beyond out_c.
 inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::size_t ld_oc, std::size_t ld_k) {
   const std::size_t k = p.taps * p.cin, nr = p.nr;
+  if (ld_oc == 1) {
+    // Rows of k: source row i is cut into the panels' row i, so the source is read once in
+    // order (panel by panel, every panel would stream all rows again).
+    for (std::size_t i = 0; i < k; ++i) {
+      const float* src = w + i * ld_k;
+      for (std::size_t pn = 0; pn < p.panels; ++pn) {
+        const std::size_t oc0 = pn * nr, cols = std::min(nr, p.out_c - oc0);
+        float* dst = buf + (pn * k + i) * nr;
+        std::memcpy(dst, src + oc0, cols * sizeof(float));
+        if (cols < nr) std::fill(dst + cols, dst + nr, 0.0f);
+      }
+    }
+    return;
+  }
   for (std::size_t pn = 0; pn < p.panels; ++pn) {
     const std::size_t oc0 = pn * nr, cols = std::min(nr, p.out_c - oc0);
     float* panel = buf + pn * k * nr;
-    if (ld_oc == 1) {  // rows of k: each packed row is a run of the source row
-      for (std::size_t i = 0; i < k; ++i) {
-        std::copy(w + i * ld_k + oc0, w + i * ld_k + oc0 + cols, panel + i * nr);
-        std::fill(panel + i * nr + cols, panel + (i + 1) * nr, 0.0f);
-      }
-      continue;
-    }
     // In blocks of 16 elements per source row: each block reads one cache line of each of
     // the panel's rows and writes 16 packed rows (16 nr floats) that stay cached meanwhile.
     constexpr std::size_t block = 16;

@@ -187,6 +187,34 @@ void for_blocks(std::size_t rows, std::size_t block, exec::parallel_context* par
   else run(0, blocks);
 }
 
+/// Runs fn(r0, r1, p0, p1) over output rows [0, rows) in blocks of `block` rows and the
+/// filter's panels [0, panels), in parallel when `par` has workers: whole row blocks per task
+/// when there are at least two per thread, else, when the GEMM has at least `split_work`
+/// multiply-adds (below that, waking a worker costs more than it saves), each row block's
+/// panels shared out as well (a one-row FULLY_CONNECTED, or a GEMM of one or two row blocks,
+/// then uses every core).
+template <class Fn>
+void for_tiles(std::size_t rows, std::size_t block, std::size_t panels, std::size_t macs, std::size_t split_work,
+               exec::parallel_context* par, Fn&& fn) {
+  const std::size_t blocks = (rows + block - 1) / block;
+  const std::size_t threads = par ? par->concurrency() : 1;
+  if (threads <= 1 || blocks >= 2 * threads || panels < 2 || macs < split_work) {
+    for_blocks(rows, block, par, [&](std::size_t r0, std::size_t r1) { fn(r0, r1, std::size_t{0}, panels); });
+    return;
+  }
+  const std::size_t want = (2 * threads + blocks - 1) / blocks;  // panel groups per row part: ~2 tasks per thread
+  const std::size_t per = (panels + want - 1) / want;
+  const std::size_t groups = (panels + per - 1) / per;
+  const std::size_t part = (rows + blocks - 1) / blocks;  // equal row parts (each within one block)
+  auto run = [&](std::size_t t0, std::size_t t1) {
+    for (std::size_t t = t0; t < t1; ++t) {
+      const std::size_t b = t / groups, g = t % groups;
+      fn(b * part, std::min(rows, (b + 1) * part), g * per, std::min(panels, (g + 1) * per));
+    }
+  };
+  par->parallel_for(blocks * groups, 1, run);
+}
+
 // ---------------------------------------------------------------------------------
 // Float32
 // ---------------------------------------------------------------------------------
@@ -241,16 +269,17 @@ constexpr auto micro_f32_table(std::index_sequence<R...>) {
   return std::array{&micro_f32<R + 1, NV, rows_per_tile(NV)>...};
 }
 
-/// Rows [r0, r1) of out = act(rows * W + bias), all panels; `ptrs` is scratch.
+/// Rows [r0, r1) of out = act(rows * W + bias), panels [p0, p1); `ptrs` is scratch.
 template <std::size_t NV, class Rows>
-void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, const packed_f32& p, const float* bias,
-                    float lo, float hi, float* out, std::size_t ldo, std::vector<const float*>& ptrs) {
+void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
+                    const packed_f32& p, const float* bias, float lo, float hi, float* out, std::size_t ldo,
+                    std::vector<const float*>& ptrs) {
   constexpr std::size_t MR = rows_per_tile(NV), NR = 16 * NV;
   static constexpr auto micro = micro_f32_table<NV>(std::make_index_sequence<MR>{});
   const std::size_t n = r1 - r0, taps = rows.taps();
   ptrs.resize((n + MR - 1) / MR * MR * taps);
   rows.fill(r0, n, MR, ptrs.data());
-  for (std::size_t pn = 0; pn < p.panels; ++pn) {
+  for (std::size_t pn = p0; pn < p1; ++pn) {
     const std::size_t cols = std::min(NR, p.out_c - pn * NR);
     for (std::size_t i = 0; i < n; i += MR) {
       const std::size_t r = std::min(MR, n - i);
@@ -266,14 +295,17 @@ void gemm_f32(const Rows& rows, std::size_t m, const packed_f32& p, const float*
               float* out, exec::parallel_context* par) {
   const std::size_t block =
       block_rows(rows.taps() * p.cin * sizeof(float), rows_per_tile(p.nr / 16));
-  for_blocks(m, block, par, [&](std::size_t r0, std::size_t r1) {
+  // Float32 GEMMs run at about 30 multiply-adds per cycle: 2^19 is some 15 us.
+  const std::size_t macs = m * rows.taps() * p.cin * p.out_c;
+  for_tiles(m, block, p.panels, macs, std::size_t{1} << 19, par,
+            [&](std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1) {
     static thread_local std::vector<const float*> ptrs;  // kept: no allocation per execution
     for (std::size_t b0 = r0; b0 < r1; b0 += block) {
       const std::size_t b1 = std::min(r1, b0 + block);
       switch (p.nr) {
-        case 16: gemm_f32_block<1>(rows, b0, b1, p, bias, lo, hi, out, p.out_c, ptrs); break;
-        case 32: gemm_f32_block<2>(rows, b0, b1, p, bias, lo, hi, out, p.out_c, ptrs); break;
-        default: gemm_f32_block<4>(rows, b0, b1, p, bias, lo, hi, out, p.out_c, ptrs); break;
+        case 16: gemm_f32_block<1>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, p.out_c, ptrs); break;
+        case 32: gemm_f32_block<2>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, p.out_c, ptrs); break;
+        default: gemm_f32_block<4>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, p.out_c, ptrs); break;
       }
     }
   });
@@ -590,10 +622,11 @@ NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t 
   }
 }
 
-/// Rows [r0, r1) of the quant8 GEMM, all panels.
+/// Rows [r0, r1) of the quant8 GEMM, panels [p0, p1).
 template <std::size_t NV, class S, class Rows>
-void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, const packed_q8& p, const q8_epilogue& e,
-                   S* out, std::size_t ldo, std::vector<const std::uint8_t*>& ptrs, std::vector<std::int32_t>& rterm) {
+void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
+                   const packed_q8& p, const q8_epilogue& e, S* out, std::size_t ldo,
+                   std::vector<const std::uint8_t*>& ptrs, std::vector<std::int32_t>& rterm) {
   constexpr std::size_t MR = rows_per_tile(NV), NR = 16 * NV;
   static constexpr auto micro = micro_q8_table<NV, S>(std::make_index_sequence<MR>{});
   const std::size_t n = r1 - r0, taps = rows.taps();
@@ -604,7 +637,7 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, const packe
     rterm.resize(n + MR);
     row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
   }
-  for (std::size_t pn = 0; pn < p.panels; ++pn) {
+  for (std::size_t pn = p0; pn < p1; ++pn) {
     const std::size_t cols = std::min(NR, p.out_c - pn * NR);
     for (std::size_t i = 0; i < n; i += MR) {
       const std::size_t r = std::min(MR, n - i);
@@ -618,15 +651,18 @@ template <class S, class Rows>
 void gemm_q8(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, S* out,
              exec::parallel_context* par) {
   const std::size_t block = block_rows(rows.taps() * p.cin, rows_per_tile(p.nr / 16));
-  for_blocks(m, block, par, [&](std::size_t r0, std::size_t r1) {
+  // VNNI runs about four times as many multiply-adds per cycle as float32 FMA.
+  const std::size_t macs = m * rows.taps() * p.cin * p.out_c;
+  for_tiles(m, block, p.panels, macs, std::size_t{1} << 21, par,
+            [&](std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1) {
     static thread_local std::vector<const std::uint8_t*> ptrs;  // kept: no allocation per execution
     static thread_local std::vector<std::int32_t> rterm;
     for (std::size_t b0 = r0; b0 < r1; b0 += block) {
       const std::size_t b1 = std::min(r1, b0 + block);
       switch (p.nr) {
-        case 16: gemm_q8_block<1>(rows, b0, b1, p, e, out, p.out_c, ptrs, rterm); break;
-        case 32: gemm_q8_block<2>(rows, b0, b1, p, e, out, p.out_c, ptrs, rterm); break;
-        default: gemm_q8_block<4>(rows, b0, b1, p, e, out, p.out_c, ptrs, rterm); break;
+        case 16: gemm_q8_block<1>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+        case 32: gemm_q8_block<2>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+        default: gemm_q8_block<4>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
       }
     }
   });
