@@ -10,10 +10,7 @@ namespace nnhal::ops::pad {
 
 template <types::element E>
 void reference(const kernel_io& io) {
-  using S = typename E::storage;
-  S zero{};
-  if constexpr (types::quantized_element<E>) zero = static_cast<S>(io.out[0].zero_point);
-  kernels::spatial::pad_constant<S>(io, zero);
+  kernels::spatial::pad_constant<typename E::storage>(io, kernels::spatial::stored_zero<E>(io));
 }
 
 inline types::result<kernel> bind(const bind_context& c) {

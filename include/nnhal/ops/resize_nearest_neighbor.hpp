@@ -28,23 +28,34 @@ inline std::vector<std::size_t> source_indices(std::size_t in, std::size_t out, 
   return src;
 }
 
+/// What both kernels need: the two layouts and each output row's and column's source.
+struct source_map {
+  kernels::spatial::image_layout li, lo;
+  std::vector<std::size_t> ys, xs;
+
+  static source_map of(const kernel_io& io, bool nchw) {
+    source_map m;
+    m.li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
+    m.lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
+    const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
+    m.ys = source_indices(m.li.h, m.lo.h, align, half);
+    m.xs = source_indices(m.li.w, m.lo.w, align, half);
+    return m;
+  }
+};
+
 template <types::element E>
 void reference(const kernel_io& io) {
   using S = typename E::storage;
-  const bool nchw = kernels::spatial::flag(io, 3);
-  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, nchw);
-  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, nchw);
-  if (lo.count() == 0) return;
-  const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
-  const auto ys = source_indices(li.h, lo.h, align, half);
-  const auto xs = source_indices(li.w, lo.w, align, half);
+  if (io.out[0].element_count() == 0) return;
+  const source_map m = source_map::of(io, kernels::spatial::flag(io, 3));
   const S* in = reinterpret_cast<const S*>(io.in[0].value);
   S* out = reinterpret_cast<S*>(io.out_data[0]);
-  kernels::spatial::for_rows(io, lo.n * lo.h, [&](std::size_t begin, std::size_t end) {
+  kernels::spatial::for_rows(io, m.lo.n * m.lo.h, [&](std::size_t begin, std::size_t end) {
     for (std::size_t r = begin; r < end; ++r) {
-      const std::size_t n = r / lo.h, y = r % lo.h;
-      for (std::size_t x = 0; x < lo.w; ++x)
-        kernels::spatial::copy_run(in + li.at(n, ys[y], xs[x]), li.sc, out + lo.at(n, y, x), lo.sc, lo.c);
+      const std::size_t n = r / m.lo.h, y = r % m.lo.h;
+      for (std::size_t x = 0; x < m.lo.w; ++x)
+        kernels::spatial::copy_run(in + m.li.at(n, m.ys[y], m.xs[x]), m.li.sc, out + m.lo.at(n, y, x), m.lo.sc, m.lo.c);
     }
   });
 }
@@ -56,20 +67,16 @@ template <types::element E>
 void rows(const kernel_io& io) {
   using S = typename E::storage;
   if (!kernels::spatial::flag(io, 3)) return reference<E>(io);
-  const auto li = kernels::spatial::image_layout::of(io.in[0].dims, true);
-  const auto lo = kernels::spatial::image_layout::of(io.out[0].dims, true);
-  if (lo.count() == 0) return;
-  const bool align = kernels::spatial::flag(io, 4), half = kernels::spatial::flag(io, 5);
-  const auto ys = source_indices(li.h, lo.h, align, half);
-  const auto xs = source_indices(li.w, lo.w, align, half);
+  if (io.out[0].element_count() == 0) return;
+  const source_map m = source_map::of(io, true);
   const S* in = reinterpret_cast<const S*>(io.in[0].value);
   S* out = reinterpret_cast<S*>(io.out_data[0]);
-  kernels::spatial::for_rows(io, lo.n * lo.c * lo.h, [&](std::size_t begin, std::size_t end) {
+  kernels::spatial::for_rows(io, m.lo.n * m.lo.c * m.lo.h, [&](std::size_t begin, std::size_t end) {
     for (std::size_t r = begin; r < end; ++r) {
-      const std::size_t plane = r / lo.h, y = r % lo.h;  // plane = n * c + channel
-      const S* row = in + plane * li.sc + ys[y] * li.sh;
-      S* o = out + r * lo.w;
-      for (std::size_t x = 0; x < lo.w; ++x) o[x] = row[xs[x]];
+      const std::size_t plane = r / m.lo.h, y = r % m.lo.h;  // plane = n * c + channel
+      const S* row = in + plane * m.li.sc + m.ys[y] * m.li.sh;
+      S* o = out + r * m.lo.w;
+      for (std::size_t x = 0; x < m.lo.w; ++x) o[x] = row[m.xs[x]];
     }
   });
 }

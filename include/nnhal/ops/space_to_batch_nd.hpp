@@ -21,8 +21,7 @@ void reference(const kernel_io& io) {
   const auto bw = static_cast<std::size_t>(io.in[1].at<std::int32_t>(1));
   const auto top = static_cast<std::size_t>(io.in[2].at<std::int32_t>(0));
   const auto left = static_cast<std::size_t>(io.in[2].at<std::int32_t>(2));
-  S zero{};
-  if constexpr (types::quantized_element<E>) zero = static_cast<S>(io.out[0].zero_point);
+  const S zero = kernels::spatial::stored_zero<E>(io);
   const S* in = reinterpret_cast<const S*>(io.in[0].value);
   S* out = reinterpret_cast<S*>(io.out_data[0]);
   for (std::size_t k = 0; k < lo.n; ++k) {
@@ -41,10 +40,7 @@ void reference(const kernel_io& io) {
 
 template <types::element E>
 void permuted(const kernel_io& io) {
-  using S = typename E::storage;
-  S zero{};
-  if constexpr (types::quantized_element<E>) zero = static_cast<S>(io.out[0].zero_point);
-  kernels::spatial::space_to_batch<S>(io, zero);
+  kernels::spatial::space_to_batch<typename E::storage>(io, kernels::spatial::stored_zero<E>(io));
 }
 
 inline types::result<kernel> bind(const bind_context& c) {

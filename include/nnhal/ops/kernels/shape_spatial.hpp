@@ -46,6 +46,15 @@ inline bool flag(const kernel_io& io, std::size_t k) noexcept {
   return k < io.in.size() && io.in[k].has_value() && io.scalar<std::uint8_t>(k) != 0;
 }
 
+/// The stored value of real zero in output 0: 0 for floats, the zero point when quantized
+/// (the padding of PAD and SPACE_TO_BATCH_ND).
+template <types::element E>
+typename E::storage stored_zero(const kernel_io& io) noexcept {
+  using S = typename E::storage;
+  if constexpr (types::quantized_element<E>) return static_cast<S>(io.out[0].zero_point);
+  else return S{};
+}
+
 /// dst[i * ds] = src[i * ss] for i < count (a memcpy when both runs are contiguous).
 template <class S>
 void copy_run(const S* src, std::size_t ss, S* dst, std::size_t ds, std::size_t count) noexcept {
