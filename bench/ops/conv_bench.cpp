@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -414,66 +415,85 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
 }
 #endif
 
+/// GFLOP/s (GOP/s for quant8) and the fraction of the matching peak, for `ops` per iteration.
+void report_ops(benchmark::State& state, double ops, dtype d) {
+  const double total = ops * static_cast<double>(state.iterations());
+  state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
+  const double peak = d == dtype::f32 || d == dtype::f16 ? peaks().fma_f32_flops : peaks().vnni_int8_ops;
+  if (peak > 0) state.counters["peak_frac"] = benchmark::Counter(total / peak, benchmark::Counter::kIsRate);
+}
+
+/// A tensor operand (value may be null: bound at execution); `dims` must outlive it.
+types::sig::operand_desc tensor_of(OperandType type, std::span<const std::uint32_t> dims, const void* value,
+                                   std::size_t bytes, float scale = 0.0f, std::int32_t zp = 0) {
+  types::sig::operand_desc o;
+  o.type = type;
+  o.dims = dims;
+  o.value = static_cast<const std::byte*>(value);
+  o.value_size = bytes;
+  o.scale = scale;
+  o.zero_point = zp;
+  return o;
+}
+
+/// Bytes of one element of `d`'s activations.
+std::size_t element_bytes(dtype d) { return d == dtype::f32 ? 4 : d == dtype::f16 ? 2 : 1; }
+
+/// The same random numbers as `d`'s elements: floats in [-amp, amp), float16 of them, or bytes.
+std::vector<std::byte> random_tensor(std::size_t n, dtype d, float amp, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> real(-amp, amp);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<std::byte> v(n * element_bytes(d));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (d == dtype::f32) {
+      const float f = real(rng);
+      std::memcpy(v.data() + 4 * i, &f, 4);
+    } else if (d == dtype::f16) {
+      const types::float16 h = types::to_float16(real(rng));
+      std::memcpy(v.data() + 2 * i, &h, 2);
+    } else {
+      v[i] = static_cast<std::byte>(byte(rng));
+    }
+  }
+  return v;
+}
+
 // --- BATCH_MATMUL ----------------------------------------------------------------------
-// One [128, 768] x [768, 768] slice, float32 and float16, both inputs runtime tensors (so
-// nnhal packs input1 at every execution). Next to it XNNPACK's fully-connected operator on
-// the same GEMM, whose weights it packs once at creation (this XNNPACK has no batch matmul
-// operator: a lower bound on its work), and nnhal's reference().
+// One [128, 768] x [768, 768] slice, float32, float16 and quant8 signed (the only quant8
+// type BATCH_MATMUL has), both inputs runtime tensors (so nnhal packs input1 at every
+// execution). Next to it XNNPACK's fully-connected operator on the same GEMM, whose
+// weights it packs once at creation (this XNNPACK has no batch matmul operator: a lower
+// bound on its work), and nnhal's reference().
 // Names: conv/batch_matmul/<dtype>/128x768x768/<impl>.
 
 constexpr std::uint32_t mm_m = 128, mm_k = 768, mm_n = 768;
+constexpr double mm_ops = 2.0 * mm_m * mm_k * mm_n;
+// quant8: inputs scale 1/32 and 1/64, zero points 3 and -3; the output scaled to the sums' spread.
+constexpr float mm_x_scale = 1.0f / 32, mm_y_scale = 1.0f / 64;
+constexpr std::int32_t mm_x_zp = 3, mm_y_zp = -3;
+const float mm_out_scale = static_cast<float>(mm_x_scale * mm_y_scale * 40.0 * std::sqrt(double{mm_k}));
 
-void report_matmul(benchmark::State& state) {
-  const double total = 2.0 * mm_m * mm_k * mm_n * static_cast<double>(state.iterations());
-  state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
-  if (peaks().fma_f32_flops > 0)
-    state.counters["peak_frac"] = benchmark::Counter(total / peaks().fma_f32_flops, benchmark::Counter::kIsRate);
-}
-
-/// Operands of the case as `d` (f32 or f16) values, the same random numbers for every library.
+/// Operands of the case as `d` values, the same random numbers for every library.
 struct matmul_data {
-  std::vector<float> x, y, out;
-  std::vector<types::float16> xh, yh, outh;
+  std::vector<std::byte> x, y, out;
 };
 matmul_data make_matmul(dtype d) {
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-  matmul_data m;
-  for (std::size_t i = 0; i < std::size_t{mm_m} * mm_k; ++i) m.x.push_back(real(rng));
-  for (std::size_t i = 0; i < std::size_t{mm_k} * mm_n; ++i) m.y.push_back(real(rng));
-  m.out.assign(std::size_t{mm_m} * mm_n, 0.0f);
-  if (d == dtype::f16) {
-    for (float v : m.x) m.xh.push_back(types::to_float16(v));
-    for (float v : m.y) m.yh.push_back(types::to_float16(v));
-    m.outh.assign(m.out.size(), types::float16{});
-  }
-  return m;
+  return {random_tensor(std::size_t{mm_m} * mm_k, d, 1.0f, 11), random_tensor(std::size_t{mm_k} * mm_n, d, 1.0f, 12),
+          std::vector<std::byte>(std::size_t{mm_m} * mm_n * element_bytes(d))};
 }
 
 void matmul_nnhal(benchmark::State& state, dtype d, bool reference, std::size_t cores) {
   matmul_data m = make_matmul(d);
-  const bool h = d == dtype::f16;
-  const std::vector<std::uint32_t> xd{mm_m, mm_k}, yd{mm_k, mm_n}, od{mm_m, mm_n};
+  const bool q = d == dtype::qs8;
+  const OperandType t = act_type(d);
   const std::uint8_t no = 0;
-  auto tensor = [&](const std::vector<std::uint32_t>& dims, const void* value, std::size_t bytes) {
-    types::sig::operand_desc o;
-    o.type = act_type(d);
-    o.dims = dims;
-    o.value = static_cast<const std::byte*>(value);
-    o.value_size = bytes;
-    return o;
-  };
-  const std::size_t es = h ? 2 : 4;
-  std::vector<types::sig::operand_desc> in{tensor(xd, h ? static_cast<const void*>(m.xh.data()) : m.x.data(), es * m.x.size()),
-                                          tensor(yd, h ? static_cast<const void*>(m.yh.data()) : m.y.data(), es * m.y.size())};
-  for (int i = 0; i < 2; ++i) {
-    types::sig::operand_desc b;
-    b.type = OperandType::BOOL;
-    b.value = reinterpret_cast<const std::byte*>(&no);
-    b.value_size = 1;
-    in.push_back(b);
-  }
-  std::vector<types::sig::operand_desc> out{tensor(od, nullptr, 0)};
+  const std::vector<std::uint32_t> xd{mm_m, mm_k}, yd{mm_k, mm_n}, od{mm_m, mm_n};
+  std::vector<types::sig::operand_desc> in{
+      tensor_of(t, xd, m.x.data(), m.x.size(), q ? mm_x_scale : 0.0f, q ? mm_x_zp : 0),
+      tensor_of(t, yd, m.y.data(), m.y.size(), q ? mm_y_scale : 0.0f, q ? mm_y_zp : 0),
+      tensor_of(OperandType::BOOL, {}, &no, 1), tensor_of(OperandType::BOOL, {}, &no, 1)};
+  std::vector<types::sig::operand_desc> out{tensor_of(t, od, nullptr, 0, q ? mm_out_scale : 0.0f, 0)};
   types::Operation op;
   op.type = OperationType::BATCH_MATMUL;
   for (std::uint32_t i = 0; i < in.size(); ++i) op.inputs.push_back(i);
@@ -482,8 +502,12 @@ void matmul_nnhal(benchmark::State& state, dtype d, bool reference, std::size_t 
   at_bind[0].value = at_bind[1].value = nullptr;
   ops::kernel k;
   if (reference) {
-    if (h) k = [](const ops::kernel_io& io) { ops::batch_matmul::reference<types::f16>(io, {}); };
-    else k = [](const ops::kernel_io& io) { ops::batch_matmul::reference<types::f32>(io, {}); };
+    if (d == dtype::f16) k = [](const ops::kernel_io& io) { ops::batch_matmul::reference<types::f16>(io, {}); };
+    else if (d == dtype::f32) k = [](const ops::kernel_io& io) { ops::batch_matmul::reference<types::f32>(io, {}); };
+    else {
+      const auto rq = ops::kernels::conv::make_requant(in[0], in[1], out[0]);
+      k = [rq](const ops::kernel_io& io) { ops::batch_matmul::reference<types::qs8>(io, rq); };
+    }
   } else {
     auto bound = *ops::families::bind_conv(ops::bind_context{op, at_bind, out, false});
     if (!bound) {
@@ -492,9 +516,9 @@ void matmul_nnhal(benchmark::State& state, dtype d, bool reference, std::size_t 
     }
     k = std::move(*bound);
   }
-  std::array<std::byte*, 1> data{h ? reinterpret_cast<std::byte*>(m.outh.data()) : reinterpret_cast<std::byte*>(m.out.data())};
+  std::array<std::byte*, 1> data{m.out.data()};
   run_kernel(state, k, in, out, data, cores);
-  report_matmul(state);
+  report_ops(state, mm_ops, d);
 }
 
 #if NNHAL_BENCH_XNNPACK
@@ -506,81 +530,104 @@ void matmul_xnnpack(benchmark::State& state, dtype d, std::size_t cores) {
   }
   matmul_data m = make_matmul(d);
   // Fully connected computes x W^T: W is input1 transposed, [n][k].
-  std::vector<float> wt(std::size_t{mm_n} * mm_k);
+  const std::size_t es = element_bytes(d);
+  std::vector<std::byte> wt(m.y.size());
   for (std::size_t i = 0; i < mm_k; ++i)
-    for (std::size_t j = 0; j < mm_n; ++j) wt[j * mm_k + i] = m.y[i * mm_n + j];
-  std::vector<types::float16> wth;
-  for (float v : wt) wth.push_back(types::to_float16(v));
+    for (std::size_t j = 0; j < mm_n; ++j) std::memcpy(wt.data() + (j * mm_k + i) * es, m.y.data() + (i * mm_n + j) * es, es);
   xnn_operator_t o = nullptr;
   xnn_status s;
   if (d == dtype::f16) {
-    s = xnn_create_fully_connected_nc_f16(mm_k, mm_n, mm_k, mm_n, wth.data(), nullptr, -INFINITY, INFINITY, 0, &o);
-    if (s == xnn_status_success) s = xnn_setup_fully_connected_nc_f16(o, mm_m, m.xh.data(), m.outh.data(), threads);
+    s = xnn_create_fully_connected_nc_f16(mm_k, mm_n, mm_k, mm_n, wt.data(), nullptr, -INFINITY, INFINITY, 0, &o);
+    if (s == xnn_status_success) s = xnn_setup_fully_connected_nc_f16(o, mm_m, m.x.data(), m.out.data(), threads);
+  } else if (d == dtype::f32) {
+    s = xnn_create_fully_connected_nc_f32(mm_k, mm_n, mm_k, mm_n, reinterpret_cast<const float*>(wt.data()), nullptr,
+                                          -INFINITY, INFINITY, 0, &o);
+    if (s == xnn_status_success)
+      s = xnn_setup_fully_connected_nc_f32(o, mm_m, reinterpret_cast<const float*>(m.x.data()),
+                                           reinterpret_cast<float*>(m.out.data()), threads);
   } else {
-    s = xnn_create_fully_connected_nc_f32(mm_k, mm_n, mm_k, mm_n, wt.data(), nullptr, -INFINITY, INFINITY, 0, &o);
-    if (s == xnn_status_success) s = xnn_setup_fully_connected_nc_f32(o, mm_m, m.x.data(), m.out.data(), threads);
+    // Its qs8 weights are symmetric (zero point 0): the same bytes, one zero point fewer.
+    s = xnn_create_fully_connected_nc_qs8(mm_k, mm_n, mm_k, mm_n, mm_x_zp, mm_x_scale, mm_y_scale,
+                                          reinterpret_cast<const std::int8_t*>(wt.data()), nullptr, 0, mm_out_scale,
+                                          -128, 127, 0, &o);
+    if (s == xnn_status_success)
+      s = xnn_setup_fully_connected_nc_qs8(o, mm_m, reinterpret_cast<const std::int8_t*>(m.x.data()),
+                                           reinterpret_cast<std::int8_t*>(m.out.data()), threads);
   }
-  if (xnn_time_operator(state, s, o, threads)) report_matmul(state);
+  if (xnn_time_operator(state, s, o, threads)) report_ops(state, mm_ops, d);
 }
 #endif
 
 // --- TRANSPOSE_CONV_2D -----------------------------------------------------------------
-// A decoder's upsampling layer, float32: 28x28x128 -> 56x56x64, 4x4 filter, stride 2,
-// padding 1 on every side, RELU; nnhal (filter constant, packed at bind) next to XNNPACK's
-// deconvolution and nnhal's reference. Names: conv/transpose_conv_2d/f32/28x28x128_k4s2_64/<impl>.
+// A decoder's upsampling layer: 28x28x128 -> 56x56x64, 4x4 filter, stride 2, padding 1 on
+// every side, RELU; float32 and quant8 (qu8, qs8, qc8: signed with per-channel filters);
+// nnhal (filter constant, packed at bind) next to XNNPACK's deconvolution (f32, qu8, qs8)
+// and nnhal's reference. Names: conv/transpose_conv_2d/<dtype>/28x28x128_k4s2_64/<impl>.
 
 constexpr std::uint32_t tc_in = 28, tc_cin = 128, tc_cout = 64, tc_k = 4, tc_stride = 2, tc_pad = 1;
 constexpr std::uint32_t tc_out = (tc_in - 1) * tc_stride + tc_k - 2 * tc_pad;
-
-void report_transpose_conv(benchmark::State& state) {
-  const double total = 2.0 * tc_in * tc_in * tc_cin * tc_k * tc_k * tc_cout * static_cast<double>(state.iterations());
-  state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
-  if (peaks().fma_f32_flops > 0)
-    state.counters["peak_frac"] = benchmark::Counter(total / peaks().fma_f32_flops, benchmark::Counter::kIsRate);
-}
+constexpr double tc_ops = 2.0 * tc_in * tc_in * tc_cin * tc_k * tc_k * tc_cout;
+// quant8: the conv cases' scales and zero points; each output sums about cin * 4 products.
+const float tc_out_scale = static_cast<float>(in_scale * w_scale * 40.0 * std::sqrt(4.0 * tc_cin));
 
 struct transpose_conv_data {
-  std::vector<float> input, filter, bias, output;
+  std::vector<std::byte> input, filter, bias, output;
 };
-transpose_conv_data make_transpose_conv() {
-  std::mt19937 rng(13);
-  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+transpose_conv_data make_transpose_conv(dtype d) {
   transpose_conv_data t;
-  for (std::size_t i = 0; i < std::size_t{tc_in} * tc_in * tc_cin; ++i) t.input.push_back(real(rng));
-  for (std::size_t i = 0; i < std::size_t{tc_cout} * tc_k * tc_k * tc_cin; ++i) t.filter.push_back(real(rng) * 0.1f);
-  for (std::size_t i = 0; i < tc_cout; ++i) t.bias.push_back(real(rng));
-  t.output.assign(std::size_t{tc_out} * tc_out * tc_cout, 0.0f);
+  t.input = random_tensor(std::size_t{tc_in} * tc_in * tc_cin, d, 1.0f, 13);
+  t.filter = random_tensor(std::size_t{tc_cout} * tc_k * tc_k * tc_cin, d == dtype::qc8 ? dtype::qs8 : d, 0.1f, 14);
+  if (d == dtype::qc8)  // symmetric: -127..127
+    for (auto& b : t.filter)
+      if (b == std::byte{0x80}) b = std::byte{0x81};
+  if (d == dtype::f32) {
+    t.bias = random_tensor(tc_cout, d, 1.0f, 15);
+  } else {
+    std::mt19937 rng(15);
+    std::uniform_int_distribution<std::int32_t> bias(-2000, 2000);
+    t.bias.resize(4 * tc_cout);
+    for (std::size_t i = 0; i < tc_cout; ++i) {
+      const std::int32_t b = bias(rng);
+      std::memcpy(t.bias.data() + 4 * i, &b, 4);
+    }
+  }
+  t.output.resize(std::size_t{tc_out} * tc_out * tc_cout * element_bytes(d));
   return t;
 }
 
-void transpose_conv_nnhal(benchmark::State& state, bool reference, std::size_t cores) {
-  transpose_conv_data t = make_transpose_conv();
-  const std::vector<std::uint32_t> in_dims{1, tc_in, tc_in, tc_cin}, w_dims{tc_cout, tc_k, tc_k, tc_cin},
-      b_dims{tc_cout}, out_dims{1, tc_out, tc_out, tc_cout};
-  auto tensor = [](OperandType type, const std::vector<std::uint32_t>& dims, const void* value, std::size_t bytes) {
-    types::sig::operand_desc o;
-    o.type = type;
-    o.dims = dims;
-    o.value = static_cast<const std::byte*>(value);
-    o.value_size = bytes;
-    return o;
-  };
+void transpose_conv_nnhal(benchmark::State& state, dtype d, bool reference, std::size_t cores) {
+  transpose_conv_data t = make_transpose_conv(d);
+  const bool q = d != dtype::f32;
+  const OperandType at = act_type(d), ft = filter_type(d);
   // Explicit padding: left, right, top, bottom, stride w, stride h, activation (RELU), NHWC.
   const std::int32_t scalars[] = {tc_pad, tc_pad, tc_pad, tc_pad, tc_stride, tc_stride, 1};
   const std::uint8_t nhwc = 0;
+  const types::SymmPerChannelQuantParams channel{channel_scales(tc_cout), 0u};
+  const std::vector<std::uint32_t> in_dims{1, tc_in, tc_in, tc_cin}, w_dims{tc_cout, tc_k, tc_k, tc_cin},
+      b_dims{tc_cout}, out_dims{1, tc_out, tc_out, tc_cout};
   std::vector<types::sig::operand_desc> in{
-      tensor(OperandType::TENSOR_FLOAT32, in_dims, t.input.data(), 4 * t.input.size()),
-      tensor(OperandType::TENSOR_FLOAT32, w_dims, t.filter.data(), 4 * t.filter.size()),
-      tensor(OperandType::TENSOR_FLOAT32, b_dims, t.bias.data(), 4 * t.bias.size())};
-  for (const auto& v : scalars) in.push_back(tensor(OperandType::INT32, {}, &v, 4));
-  in.push_back(tensor(OperandType::BOOL, {}, &nhwc, 1));
-  std::vector<types::sig::operand_desc> out{tensor(OperandType::TENSOR_FLOAT32, out_dims, nullptr, 0)};
+      tensor_of(at, in_dims, t.input.data(), t.input.size(), q ? in_scale : 0.0f, in_zp(d)),
+      tensor_of(ft, w_dims, t.filter.data(), t.filter.size(), q && d != dtype::qc8 ? w_scale : 0.0f,
+                w_zp(d)),
+      tensor_of(q ? OperandType::TENSOR_INT32 : at, b_dims, t.bias.data(), t.bias.size(),
+                q && d != dtype::qc8 ? in_scale * w_scale : 0.0f)};
+  if (d == dtype::qc8) in[1].channel_quant = &channel;
+  for (const auto& v : scalars) in.push_back(tensor_of(OperandType::INT32, {}, &v, 4));
+  in.push_back(tensor_of(OperandType::BOOL, {}, &nhwc, 1));
+  std::vector<types::sig::operand_desc> out{
+      tensor_of(at, out_dims, nullptr, 0, q ? tc_out_scale : 0.0f, in_zp(d))};
   types::Operation op;
   op.type = OperationType::TRANSPOSE_CONV_2D;
   for (std::uint32_t i = 0; i < in.size(); ++i) op.inputs.push_back(i);
   ops::kernel k;
   if (reference) {
-    k = [](const ops::kernel_io& io) { ops::transpose_conv_2d::reference<types::f32, types::f32>(io, {}); };
+    const auto rq = q ? ops::kernels::conv::make_requant(in[0], in[1], out[0]) : ops::kernels::conv::requant{};
+    switch (d) {
+      case dtype::f32: k = [](const ops::kernel_io& io) { ops::transpose_conv_2d::reference<types::f32, types::f32>(io, {}); }; break;
+      case dtype::qu8: k = [rq](const ops::kernel_io& io) { ops::transpose_conv_2d::reference<types::qu8, types::qu8>(io, rq); }; break;
+      case dtype::qs8: k = [rq](const ops::kernel_io& io) { ops::transpose_conv_2d::reference<types::qs8, types::qs8>(io, rq); }; break;
+      default: k = [rq](const ops::kernel_io& io) { ops::transpose_conv_2d::reference<types::qs8, types::qc8>(io, rq); }; break;
+    }
   } else {
     auto bound = *ops::families::bind_conv(ops::bind_context{op, in, out, false});
     if (!bound) {
@@ -589,32 +636,62 @@ void transpose_conv_nnhal(benchmark::State& state, bool reference, std::size_t c
     }
     k = std::move(*bound);
   }
-  std::array<std::byte*, 1> data{reinterpret_cast<std::byte*>(t.output.data())};
+  std::array<std::byte*, 1> data{t.output.data()};
   run_kernel(state, k, in, out, data, cores);
-  report_transpose_conv(state);
+  report_ops(state, tc_ops, d);
 }
 
 #if NNHAL_BENCH_XNNPACK
-void transpose_conv_xnnpack(benchmark::State& state, std::size_t cores) {
+void transpose_conv_xnnpack(benchmark::State& state, dtype d, std::size_t cores) {
   pthreadpool_t threads = xnn_threads(cores);
   if (!xnn_ready()) {
     state.SkipWithError("xnn_initialize failed");
     return;
   }
-  transpose_conv_data t = make_transpose_conv();
+  transpose_conv_data t = make_transpose_conv(d);
   xnn_operator_t o = nullptr;
-  // Its filter layout [out_c][kh][kw][in_c] is NNAPI's.
-  xnn_status s = xnn_create_deconvolution2d_nhwc_f32(tc_pad, tc_pad, tc_pad, tc_pad, tc_k, tc_k, tc_stride, tc_stride, 1,
-                                                     1, 1, tc_cin, tc_cout, tc_cin, tc_cout, t.filter.data(),
-                                                     t.bias.data(), 0.0f, INFINITY, 0, &o);
-  if (s == xnn_status_success)
-    s = xnn_setup_deconvolution2d_nhwc_f32(o, 1, tc_in, tc_in, 0, 0, t.input.data(), t.output.data(), threads);
-  if (xnn_time_operator(state, s, o, threads)) report_transpose_conv(state);
+  xnn_status s;
+  // Its filter layout [out_c][kh][kw][in_c] is NNAPI's; RELU as the output range.
+  if (d == dtype::f32) {
+    s = xnn_create_deconvolution2d_nhwc_f32(tc_pad, tc_pad, tc_pad, tc_pad, tc_k, tc_k, tc_stride, tc_stride, 1, 1, 1,
+                                            tc_cin, tc_cout, tc_cin, tc_cout, reinterpret_cast<const float*>(t.filter.data()),
+                                            reinterpret_cast<const float*>(t.bias.data()), 0.0f, INFINITY, 0, &o);
+    if (s == xnn_status_success)
+      s = xnn_setup_deconvolution2d_nhwc_f32(o, 1, tc_in, tc_in, 0, 0, reinterpret_cast<const float*>(t.input.data()),
+                                             reinterpret_cast<float*>(t.output.data()), threads);
+  } else if (d == dtype::qu8) {
+    const auto zero = static_cast<std::uint8_t>(in_zp(d));
+    s = xnn_create_deconvolution2d_nhwc_qu8(tc_pad, tc_pad, tc_pad, tc_pad, tc_k, tc_k, tc_stride, tc_stride, 1, 1, 1,
+                                            tc_cin, tc_cout, tc_cin, tc_cout, zero, in_scale,
+                                            static_cast<std::uint8_t>(w_zp(d)), w_scale,
+                                            reinterpret_cast<const std::uint8_t*>(t.filter.data()),
+                                            reinterpret_cast<const std::int32_t*>(t.bias.data()), zero, tc_out_scale, zero,
+                                            255, 0, &o);
+    if (s == xnn_status_success)
+      s = xnn_setup_deconvolution2d_nhwc_qu8(o, 1, tc_in, tc_in, 0, 0, reinterpret_cast<const std::uint8_t*>(t.input.data()),
+                                             reinterpret_cast<std::uint8_t*>(t.output.data()), threads);
+  } else {
+    // Its qs8 filters are symmetric (zero point 0).
+    s = xnn_create_deconvolution2d_nhwc_qs8(tc_pad, tc_pad, tc_pad, tc_pad, tc_k, tc_k, tc_stride, tc_stride, 1, 1, 1,
+                                            tc_cin, tc_cout, tc_cin, tc_cout, 0, in_scale, w_scale,
+                                            reinterpret_cast<const std::int8_t*>(t.filter.data()),
+                                            reinterpret_cast<const std::int32_t*>(t.bias.data()), 0, tc_out_scale, 0, 127,
+                                            0, &o);
+    if (s == xnn_status_success)
+      s = xnn_setup_deconvolution2d_nhwc_qs8(o, 1, tc_in, tc_in, 0, 0, reinterpret_cast<const std::int8_t*>(t.input.data()),
+                                             reinterpret_cast<std::int8_t*>(t.output.data()), threads);
+  }
+  if (xnn_time_operator(state, s, o, threads)) report_ops(state, tc_ops, d);
 }
 #endif
 
-void register_transpose_conv() {
-  const std::string base = "conv/transpose_conv_2d/f32/28x28x128_k4s2_64/";
+/// An XNNPACK benchmark of an extra case: fn(state, d, cores).
+using xnn_case = void (*)(benchmark::State&, dtype, std::size_t);
+
+/// Registers nnhal, XNNPACK (when `xfn` is not null) and reference benchmarks of one extra
+/// case for one and all cores: fn(state, d, reference, cores).
+template <class Fn>
+void register_extra(const std::string& base, dtype d, Fn fn, xnn_case xfn) {
   std::vector<std::size_t> core_counts{1};
   if (all_cores() > 1) core_counts.push_back(all_cores());
   for (std::size_t cores : core_counts) {
@@ -623,32 +700,29 @@ void register_transpose_conv() {
       b->Unit(benchmark::kMicrosecond);
       if (cores > 1) b->UseRealTime();
     };
-    reg(benchmark::RegisterBenchmark((base + "nnhal" + suffix).c_str(), transpose_conv_nnhal, false, cores));
-#if NNHAL_BENCH_XNNPACK
-    reg(benchmark::RegisterBenchmark((base + "xnnpack" + suffix).c_str(), transpose_conv_xnnpack, cores));
-#endif
-    if (cores == 1) reg(benchmark::RegisterBenchmark((base + "reference").c_str(), transpose_conv_nnhal, true, cores));
+    reg(benchmark::RegisterBenchmark((base + "nnhal" + suffix).c_str(), fn, d, false, cores));
+    if (xfn) reg(benchmark::RegisterBenchmark((base + "xnnpack" + suffix).c_str(), xfn, d, cores));
+    if (cores == 1) reg(benchmark::RegisterBenchmark((base + "reference").c_str(), fn, d, true, cores));
   }
 }
 
-void register_matmul() {
-  for (dtype d : {dtype::f32, dtype::f16}) {
-    const std::string base = std::string("conv/batch_matmul/") + name_of(d) + "/128x768x768/";
-    std::vector<std::size_t> core_counts{1};
-    if (all_cores() > 1) core_counts.push_back(all_cores());
-    for (std::size_t cores : core_counts) {
-      const std::string suffix = cores_suffix(cores);
-      auto reg = [&](benchmark::internal::Benchmark* b) {
-        b->Unit(benchmark::kMicrosecond);
-        if (cores > 1) b->UseRealTime();
-      };
-      reg(benchmark::RegisterBenchmark((base + "nnhal" + suffix).c_str(), matmul_nnhal, d, false, cores));
+void register_transpose_conv() {
+  xnn_case x = nullptr;
 #if NNHAL_BENCH_XNNPACK
-      reg(benchmark::RegisterBenchmark((base + "xnnpack" + suffix).c_str(), matmul_xnnpack, d, cores));
+  x = transpose_conv_xnnpack;
 #endif
-      if (cores == 1) reg(benchmark::RegisterBenchmark((base + "reference").c_str(), matmul_nnhal, d, true, cores));
-    }
-  }
+  for (dtype d : {dtype::f32, dtype::qu8, dtype::qs8, dtype::qc8})  // XNNPACK has no per-channel deconvolution
+    register_extra(std::string("conv/transpose_conv_2d/") + name_of(d) + "/28x28x128_k4s2_64/", d, transpose_conv_nnhal,
+                   d == dtype::qc8 ? nullptr : x);
+}
+
+void register_matmul() {
+  xnn_case x = nullptr;
+#if NNHAL_BENCH_XNNPACK
+  x = matmul_xnnpack;
+#endif
+  for (dtype d : {dtype::f32, dtype::f16, dtype::qs8})
+    register_extra(std::string("conv/batch_matmul/") + name_of(d) + "/128x768x768/", d, matmul_nnhal, x);
 }
 
 int register_all() {

@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/ops/batch_matmul.hpp"
 #include "nnhal/ops/conv_2d.hpp"
 #include "nnhal/ops/depthwise_conv_2d.hpp"
 #include "nnhal/ops/fully_connected.hpp"
+#include "nnhal/ops/transpose_conv_2d.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 #include "support/op_runner.hpp"
 
@@ -367,6 +369,93 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
         else ops::fully_connected::reference<ty::qs8>(io, rq);
       });
       check_same(t.in, o, ty::str_cat(t.name, " batch ", batch, " depth ", depth, " units ", units, " act ", act, " seed ", seed));
+    }
+  }
+}
+
+TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals reference()") {
+  // Filters 1..5, strides 1..3 (taps that overlap, meet or leave gaps), explicit padding,
+  // channel counts across panel tails, both layouts, every activation and type.
+  if (!have_kernels()) return;
+  std::mt19937 seeds(0x7CA5u);
+  for (const auto& t : all_types) {
+    for (int n = 0; n < 30; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      geometry_case g{};
+      g.batches = static_cast<std::uint32_t>(r.uniform(1, 2));
+      g.fh = static_cast<std::uint32_t>(r.uniform(1, 5));
+      g.fw = r.coin() ? g.fh : static_cast<std::uint32_t>(r.uniform(1, 5));
+      g.sh = r.uniform(1, 3);
+      g.sw = r.uniform(1, 3);
+      g.in_h = static_cast<std::uint32_t>(r.uniform(1, 12));
+      g.in_w = static_cast<std::uint32_t>(r.uniform(1, 12));
+      g.in_c = static_cast<std::uint32_t>(r.uniform(1, r.coin() ? 9 : 70));
+      g.out_c = static_cast<std::uint32_t>(r.uniform(1, r.coin() ? 20 : 70));
+      g.act = r.uniform(0, 3);
+      g.nchw = r.uniform(0, 3) == 0;
+      for (int i = 0; i < 4; ++i) g.pad[i] = r.uniform(0, static_cast<int>(i < 2 ? g.fw : g.fh) - 1);
+      const auto out_h = static_cast<std::uint32_t>((g.in_h - 1) * g.sh + g.fh - g.pad[2] - g.pad[3]);
+      const auto out_w = static_cast<std::uint32_t>((g.in_w - 1) * g.sw + g.fw - g.pad[0] - g.pad[1]);
+      if (static_cast<std::int32_t>(out_h) <= 0 || static_cast<std::int32_t>(out_w) <= 0) continue;
+      const std::size_t overlap = std::max<std::size_t>(1, g.fh * g.fw / static_cast<std::size_t>(g.sh * g.sw));
+      const quant_choice q = choose_quant(t, g.in_c * overlap, g.out_c, r);
+      const bool quant = !is_float(t.in);
+      tensor input = make_tensor(t.in,
+                                 g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
+                                        : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
+                                 quant ? q.in_scale : 0.0f, q.in_zp);
+      fill(input, r);
+      tensor filter, bias;
+      make_filter_bias(t, q, {g.out_c, g.fh, g.fw, g.in_c}, g.out_c, 0, r, filter, bias);
+      std::vector<tensor> ins{input, filter, bias};
+      for (auto p : g.pad) ins.push_back(scalar_i32(p));
+      ins.push_back(scalar_i32(g.sw));
+      ins.push_back(scalar_i32(g.sh));
+      ins.push_back(scalar_i32(g.act));
+      ins.push_back(scalar_bool(g.nchw));
+      const tensor out = decl(t.in, g.nchw ? ty::dims_t{g.batches, g.out_c, out_h, out_w} : ty::dims_t{g.batches, out_h, out_w, g.out_c},
+                              quant ? q.out_scale : 0.0f, q.out_zp);
+      const outputs o = run_both(OpT::TRANSPOSE_CONV_2D, ins, out, r.coin(), [&](const ops::kernel_io& io) {
+        with_tags(t, [&]<class In, class F>(In, F) { ops::transpose_conv_2d::reference<In, F>(io, requant_of(io, quant)); });
+      });
+      check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
+    }
+  }
+}
+
+TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM equals reference() on slices, adjoints and tails") {
+  // Depths that are and are not multiples of 4 (input1's packing takes other paths), row,
+  // column and panel tails, several slices (each repacked), both adjoints.
+  if (!have_kernels()) return;
+  std::mt19937 seeds(0xBAA5u);
+  for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    for (int n = 0; n < 40; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      const auto slices = static_cast<std::uint32_t>(r.uniform(1, 3));
+      const auto m = static_cast<std::uint32_t>(r.uniform(1, n % 4 == 0 ? 70 : 20));
+      // Every eighth case has input1 slices of 2^16 elements or more, packed by two threads.
+      const bool big = n % 8 == 7;
+      const auto k = static_cast<std::uint32_t>(big ? r.uniform(256, 300) : r.uniform(1, n % 3 == 0 ? 300 : 40));
+      const auto nn = static_cast<std::uint32_t>(big ? r.uniform(256, 300) : r.uniform(1, n % 4 == 1 ? 150 : 40));
+      const bool adj_x = r.coin(), adj_y = r.coin();
+      const types_case t{type, type, ""};
+      const quant_choice q = choose_quant(t, k, 1, r);
+      const bool quant = type == OT::TENSOR_QUANT8_ASYMM_SIGNED;
+      tensor x = make_tensor(type, {slices, adj_x ? k : m, adj_x ? m : k}, quant ? q.in_scale : 0.0f, q.in_zp);
+      tensor y = make_tensor(type, {slices, adj_y ? nn : k, adj_y ? k : nn}, quant ? q.w_scale : 0.0f, q.w_zp);
+      fill(x, r);
+      fill(y, r);
+      const std::vector<tensor> ins{x, y, scalar_bool(adj_x), scalar_bool(adj_y)};
+      const tensor out = decl(type, {slices, m, nn}, quant ? q.out_scale : 0.0f, q.out_zp);
+      const outputs o = run_both(OpT::BATCH_MATMUL, ins, out, r.coin(), [&](const ops::kernel_io& io) {
+        if (type == OT::TENSOR_FLOAT32) ops::batch_matmul::reference<ty::f32>(io, {});
+        else if (type == OT::TENSOR_FLOAT16) ops::batch_matmul::reference<ty::f16>(io, {});
+        else ops::batch_matmul::reference<ty::qs8>(io, requant_of(io, true));
+      });
+      check_same(type, o, ty::str_cat(to_string(type), " ", slices, "x", m, "x", k, "x", nn, " adj ", adj_x, ",", adj_y,
+                                      " seed ", seed));
     }
   }
 }

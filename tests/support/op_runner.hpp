@@ -27,6 +27,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <thread>
 #include <vector>
 
 #include "nnhal/exec/parallel.hpp"
@@ -355,13 +356,15 @@ struct guarded_outputs {
   }
 };
 
-/// A two-way "parallel" context that runs its chunks in reverse order on this thread, to
-/// check that a kernel's split covers its output exactly once.
+/// A two-way parallel context that runs its chunks one after the other in reverse order,
+/// the second half on a thread of its own, to check that a kernel's split covers its
+/// output exactly once and that its chunks do not rely on the calling thread's state.
 struct reversed_context final : nnhal::exec::parallel_context {
   std::size_t concurrency() const noexcept override { return 2; }
   void parallel_for(std::size_t n, std::size_t, nnhal::exec::range_fn fn) override {
     const std::size_t mid = n / 2;
-    if (mid < n) fn(mid, n);
+    // The second half on another thread (its thread_local state is not the caller's), finished first.
+    if (mid < n) std::thread([&] { fn(mid, n); }).join();
     if (mid > 0) fn(0, mid);
   }
 };

@@ -5,7 +5,8 @@
 // TENSOR_INT32 wraps on overflow. Float32 on AVX-512 CPUs: each slice through the packed
 // GEMM of kernels/gemm_avx512.hpp (input1's slice packed as its weights, input0's rows read
 // in place, or transposed first when adj_x); float16: that kernel on widened operands
-// (kernels/float16_via_float32.hpp). The quantized and int32 forms run reference().
+// (kernels/float16_via_float32.hpp); quant8 on AVX-512 VNNI CPUs: the quant8 GEMM of
+// that header, bit-exact with reference(). The int32 form runs reference().
 #pragma once
 
 #include <cmath>
@@ -61,6 +62,13 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
+/// Runs pack(p0, p1) over input1's panels, shared between threads when the slice has at
+/// least 2^16 elements (below that, waking a worker costs more than the copy).
+template <class Pack>
+void pack_panels(std::size_t panels, std::size_t elements, exec::parallel_context* par, Pack&& pack) {
+  kernels::conv::avx512::for_blocks(panels, 1, elements >= (std::size_t{1} << 16) ? par : nullptr, pack);
+}
+
 /// Float32 through the AVX-512 GEMM, slice by slice. Packing and transposes go to buffers
 /// kept per thread (no allocation once a thread has run the largest slice).
 inline void slices_f32_avx512(const kernel_io& io) {
@@ -71,7 +79,8 @@ inline void slices_f32_avx512(const kernel_io& io) {
   thread_local std::vector<float> packed, rows, zero_bias;
   packed.resize(p.size());
   zero_bias.assign(p.panels * p.nr, 0.0f);
-  p.w = std::shared_ptr<const float>(std::shared_ptr<const float>{}, packed.data());  // not owning
+  float* const panels = packed.data();  // the caller's buffer (a worker's thread_local is another)
+  p.w = std::shared_ptr<const float>(std::shared_ptr<const float>{}, panels);  // not owning
   if (adj_x) rows.resize(m * depth);
   const auto* x = reinterpret_cast<const float*>(io.in[0].value);
   const auto* y = reinterpret_cast<const float*>(io.in[1].value);
@@ -81,13 +90,58 @@ inline void slices_f32_avx512(const kernel_io& io) {
     const float* xs = x + s * xr * xc;
     const float* ys = y + s * yr * yc;
     // Weights (n outputs of depth inputs): input1's slice is [n][depth] when adj_y, else [depth][n].
-    kernels::conv::pack_f32_into(packed.data(), p, ys, adj_y ? yc : 1, adj_y ? 1 : yc);
+    pack_panels(p.panels, yr * yc, io.par, [&](std::size_t p0, std::size_t p1) {
+      kernels::conv::pack_f32_into(panels, p, ys, adj_y ? yc : 1, adj_y ? 1 : yc, p0, p1);
+    });
     if (adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
       kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), depth * sizeof(float),
                                reinterpret_cast<const std::byte*>(xs), xc * sizeof(float), xr, xc, sizeof(float));
       xs = rows.data();
     }
     av::gemm_f32(av::dense_rows<float>{xs, depth}, m, p, zero_bias.data(), -inf, inf, out + s * m * n, io.par);
+  }
+}
+
+/// TENSOR_QUANT8_ASYMM_SIGNED through the VNNI GEMM, slice by slice: input1's slice packed
+/// as the weights (zero point zw = input1's), input0's rows read in place (transposed
+/// first when adj_x). Bit-exact with reference(): the same wrapped int32 sums, the same
+/// requantization (`q`, per tensor).
+inline void slices_q8_avx512(const kernel_io& io, const requant& q) {
+  namespace av = kernels::conv::avx512;
+  if (kernels::conv::element_count(io.out[0].dims) == 0) return;
+  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
+  av::packed_q8 p = av::packed_q8::shape(n, 1, depth, io.in[1].zero_point);
+  thread_local std::vector<std::int32_t> packed;  // the channel sums, then the panels
+  thread_local std::vector<std::uint8_t> rows;
+  packed.resize((p.bytes() + 3) / 4);
+  p.attach(std::shared_ptr<const std::byte>(std::shared_ptr<const std::byte>{},  // not owning
+                                            reinterpret_cast<const std::byte*>(packed.data())));
+  auto* sums = packed.data();
+  auto* panels = reinterpret_cast<std::int8_t*>(packed.data() + p.panels * p.nr);
+  if (adj_x) rows.resize(m * depth);
+  const auto* x = reinterpret_cast<const std::uint8_t*>(io.in[0].value);
+  const auto* y = reinterpret_cast<const std::uint8_t*>(io.in[1].value);
+  auto* out = reinterpret_cast<std::int8_t*>(io.out_data[0]);
+  const auto o = io.output<types::qs8>(0);
+  av::q8_epilogue e;
+  av::set_lanes(e, q, n, p.panels * p.nr);
+  const quant::quant_range r = quant::activation_range(0, o.scale, o.zero_point, -128, 127);
+  e.lo = r.lo;
+  e.hi = r.hi;
+  const std::int32_t zx = io.in[0].zero_point + 128;  // the GEMM reads input0 flipped to u8
+  for (std::size_t s = 0; s < slices; ++s) {
+    const std::uint8_t* xs = x + s * xr * xc;
+    // Weights (n outputs of depth inputs): input1's slice is [n][depth] when adj_y, else [depth][n].
+    pack_panels(p.panels, yr * yc, io.par, [&](std::size_t p0, std::size_t p1) {
+      av::pack_q8_into(panels, sums, p, y + s * yr * yc, adj_y ? yc : 1, adj_y ? 1 : yc, false, p0, p1);
+    });
+    av::set_offsets(e, p, nullptr, zx);
+    if (adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), depth, reinterpret_cast<const std::byte*>(xs),
+                               xc, xr, xc, 1);
+      xs = rows.data();
+    }
+    av::gemm_q8(av::dense_rows<std::uint8_t>{xs, depth}, m, p, e, out + s * m * n, io.par);
   }
 }
 #endif
@@ -103,6 +157,9 @@ inline types::result<kernel> bind(const bind_context& c) {
     case OperandType::TENSOR_INT32: return kernel{[](const kernel_io& io) { reference<types::i32>(io, {}); }};
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
       const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
+#if NNHAL_HAVE_X86_KERNELS
+      if (simd::cpu().avx512_vnni) return kernel{[q](const kernel_io& io) { slices_q8_avx512(io, q); }};
+#endif
       return kernel{[q](const kernel_io& io) { reference<types::qs8>(io, q); }};
     }
     default: return unsupported(c);

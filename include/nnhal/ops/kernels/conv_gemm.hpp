@@ -50,15 +50,18 @@ struct packed_f32 {
 };
 
 /// Packs the out_c x k matrix whose element (oc, i) is w[oc * ld_oc + i * ld_k] into
-/// `buf` (p.size() floats, p's shape) as panels [panel][k][nr], zero beyond out_c.
-inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::size_t ld_oc, std::size_t ld_k) {
+/// `buf` (p.size() floats, p's shape) as panels [panel][k][nr], zero beyond out_c; only
+/// panels [p0, p1) (all by default), so that threads can share the work.
+inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::size_t ld_oc, std::size_t ld_k,
+                          std::size_t p0 = 0, std::size_t p1 = SIZE_MAX) {
   const std::size_t k = p.taps * p.cin, nr = p.nr;
+  p1 = std::min(p1, p.panels);
   if (ld_oc == 1) {
     // Rows of k: source row i is cut into the panels' row i, so the source is read once in
     // order (panel by panel, every panel would stream all rows again).
     for (std::size_t i = 0; i < k; ++i) {
       const float* src = w + i * ld_k;
-      for (std::size_t pn = 0; pn < p.panels; ++pn) {
+      for (std::size_t pn = p0; pn < p1; ++pn) {
         const std::size_t oc0 = pn * nr, cols = std::min(nr, p.out_c - oc0);
         float* dst = buf + (pn * k + i) * nr;
         std::memcpy(dst, src + oc0, cols * sizeof(float));
@@ -67,7 +70,7 @@ inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::
     }
     return;
   }
-  for (std::size_t pn = 0; pn < p.panels; ++pn) {
+  for (std::size_t pn = p0; pn < p1; ++pn) {
     const std::size_t oc0 = pn * nr, cols = std::min(nr, p.out_c - oc0);
     float* panel = buf + pn * k * nr;
     // In blocks of 16 elements per source row: each block reads one cache line of each of

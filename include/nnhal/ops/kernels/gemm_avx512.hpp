@@ -13,6 +13,7 @@
 #pragma once
 
 #include "nnhal/ops/kernels/conv_gemm.hpp"
+#include "nnhal/ops/kernels/copy.hpp"
 #include "nnhal/ops/simd/cpu.hpp"
 
 #if NNHAL_HAVE_X86_KERNELS
@@ -402,6 +403,18 @@ struct packed_q8 {
   std::size_t out_c = 0, taps = 0, cin = 0, cin4 = 0, panels = 0, nr = 0;
   std::int32_t zw = 0;  // the filter zero point in the s8 domain
   const std::int8_t* panel(std::size_t p) const noexcept { return w + p * taps * cin4 * nr; }
+  /// The shape of a packing (no data yet) of out_c channels of taps x cin values, zero point zw.
+  static packed_q8 shape(std::size_t out_c, std::size_t taps, std::size_t cin, std::int32_t zw) {
+    packed_q8 p;
+    p.out_c = out_c;
+    p.taps = taps;
+    p.cin = cin;
+    p.cin4 = (cin + 3) / 4 * 4;
+    p.nr = panel_width(out_c);
+    p.panels = (out_c + p.nr - 1) / p.nr;
+    p.zw = zw;
+    return p;
+  }
   std::size_t bytes() const noexcept { return panels * nr * sizeof(std::int32_t) + panels * taps * cin4 * nr; }
   /// Points colsum and w into `d` (bytes() long, aligned for int32).
   void attach(std::shared_ptr<const std::byte> d) {
@@ -411,46 +424,118 @@ struct packed_q8 {
   }
 };
 
+/// A quant8 filter's zero point in the s8 domain of the packing (0 for per-channel filters).
+inline std::int32_t packed_zero_point(const operand_desc& f) {
+  if (f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) return 0;
+  return f.zero_point - (f.type == OperandType::TENSOR_QUANT8_ASYMM ? 128 : 0);
+}
+
 /// The shape of a quant8 filter's packing (no data yet).
 inline packed_q8 filter_shape_q8(const operand_desc& f) {
-  packed_q8 p;
-  p.out_c = f.dims[0];
-  p.cin = f.dims.back();
-  p.taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
-  if (flat_filter(p.taps, p.cin)) {
-    p.cin *= p.taps;
-    p.taps = 1;
+  std::size_t cin = f.dims.back(), taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
+  if (flat_filter(taps, cin)) {
+    cin *= taps;
+    taps = 1;
   }
-  p.cin4 = (p.cin + 3) / 4 * 4;
-  p.nr = panel_width(p.out_c);
-  p.panels = (p.out_c + p.nr - 1) / p.nr;
-  const bool unsigned_w = f.type == OperandType::TENSOR_QUANT8_ASYMM;
-  const bool per_channel = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
-  p.zw = per_channel ? 0 : f.zero_point - (unsigned_w ? 128 : 0);
+  return packed_q8::shape(f.dims[0], taps, cin, packed_zero_point(f));
+}
+
+/// Four rows of k (4g .. 4g + 3) of an out_c x k quant8 matrix whose rows of out_c are
+/// contiguous (element (oc, i) at src[i * ld_k + oc]) into the packing: 16 channels per
+/// step, each interleaved to [16][4] bytes, so every source row is read once in order.
+/// Channels past out_c and rows past k are zero; unsigned values become v - 128.
+NNHAL_TARGET_AVX512 inline void pack_q8_columns(std::int8_t* w, const packed_q8& p, const std::uint8_t* src,
+                                                std::size_t ld_k, bool unsigned_w, std::size_t p0,
+                                                std::size_t p1) noexcept {
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(unsigned_w ? 0x80 : 0));
+  const std::size_t k = p.cin;
+  for (std::size_t g = 0; g < p.cin4 / 4; ++g) {
+    const std::size_t rows = std::min<std::size_t>(4, k - 4 * g);
+    for (std::size_t c = p0 * p.nr; c < p1 * p.nr; c += 16) {
+      const __mmask16 m = lanes_mask(c < p.out_c ? p.out_c - c : 0);
+      __m128i r[4];
+      for (std::size_t j = 0; j < 4; ++j)
+        r[j] = j < rows ? _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, src + (4 * g + j) * ld_k + c), flip))
+                        : _mm_setzero_si128();
+      const __m128i lo01 = _mm_unpacklo_epi8(r[0], r[1]), hi01 = _mm_unpackhi_epi8(r[0], r[1]);
+      const __m128i lo23 = _mm_unpacklo_epi8(r[2], r[3]), hi23 = _mm_unpackhi_epi8(r[2], r[3]);
+      auto* dst = reinterpret_cast<__m128i*>(w + (c / p.nr) * p.cin4 * p.nr + (g * p.nr + c % p.nr) * 4);
+      _mm_storeu_si128(dst + 0, _mm_unpacklo_epi16(lo01, lo23));  // channels c .. c + 3, rows 4g .. 4g + 3
+      _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(lo01, lo23));
+      _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(hi01, hi23));
+      _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(hi01, hi23));
+    }
+  }
+}
+
+/// Each channel's sum of its packed values (panels [p0, p1)): vpdpbusd of ones with the
+/// panel, group by group.
+NNHAL_TARGET_AVX512_VNNI inline void q8_column_sums(const packed_q8& p, const std::int8_t* w, std::int32_t* colsum,
+                                                    std::size_t p0, std::size_t p1) noexcept {
+  const __m512i ones = _mm512_set1_epi8(1);
+  const std::size_t groups = p.taps * p.cin4 / 4;
+  for (std::size_t pn = p0; pn < p1; ++pn)
+    for (std::size_t j = 0; j < p.nr; j += 16) {
+      const std::int8_t* col = w + pn * groups * 4 * p.nr + 4 * j;
+      __m512i acc = _mm512_setzero_si512();
+      for (std::size_t g = 0; g < groups; ++g) acc = _mm512_dpbusd_epi32(acc, ones, _mm512_loadu_si512(col + g * 4 * p.nr));
+      _mm512_storeu_si512(colsum + pn * p.nr + j, acc);
+    }
+}
+
+/// Packs the out_c x (taps * cin) quant8 matrix whose element (oc, i) is
+/// src[oc * ld_oc + i * ld_k] (i = tap * cin + input channel) into `w` (p's panels, all of
+/// them written, or only [p0, p1) so that threads can share the work) and its channel sums
+/// into `colsum`; unsigned values become v - 128. Rows of channels (ld_oc 1) go 16
+/// channels at a time; rows of k with k a multiple of 4 (signed) are a transpose of 4-byte
+/// groups; anything else goes element by element.
+NNHAL_TARGET_AVX512_VNNI inline void pack_q8_into(std::int8_t* w, std::int32_t* colsum, const packed_q8& p,
+                                                  const std::uint8_t* src, std::size_t ld_oc, std::size_t ld_k,
+                                                  bool unsigned_w, std::size_t p0 = 0,
+                                                  std::size_t p1 = SIZE_MAX) noexcept {
+  p1 = std::min(p1, p.panels);
+  if (p.taps == 1 && ld_oc == 1) {
+    pack_q8_columns(w, p, src, ld_k, unsigned_w, p0, p1);
+  } else if (p.taps == 1 && ld_k == 1 && p.cin % 4 == 0 && !unsigned_w) {
+    for (std::size_t pn = p0; pn < p1; ++pn) {
+      const std::size_t oc0 = pn * p.nr, cols = std::min(p.nr, p.out_c - oc0);
+      std::int8_t* panel = w + pn * p.cin4 * p.nr;
+      if (cols < p.nr) std::memset(panel, 0, p.cin4 * p.nr);
+      transpose_plane(reinterpret_cast<std::byte*>(panel), p.nr * 4, reinterpret_cast<const std::byte*>(src + oc0 * ld_oc),
+                      ld_oc, cols, p.cin / 4, 4);
+    }
+  } else {
+    const std::size_t panel_bytes = p.taps * p.cin4 * p.nr;
+    std::memset(w + p0 * panel_bytes, 0, (p1 - p0) * panel_bytes);
+    for (std::size_t oc = p0 * p.nr; oc < std::min(p.out_c, p1 * p.nr); ++oc) {
+      std::int8_t* dst = w + (oc / p.nr) * p.taps * p.cin4 * p.nr + (oc % p.nr) * 4;
+      for (std::size_t t = 0; t < p.taps; ++t)
+        for (std::size_t k = 0; k < p.cin; ++k) {
+          const std::uint8_t raw = src[oc * ld_oc + (t * p.cin + k) * ld_k];
+          dst[(t * p.cin4 + k / 4 * 4) * p.nr + k % 4] =
+              static_cast<std::int8_t>(unsigned_w ? static_cast<int>(raw) - 128 : static_cast<std::int8_t>(raw));
+        }
+    }
+  }
+  q8_column_sums(p, w, colsum, p0, p1);
+}
+
+/// A packing of shape `shape` in a new buffer.
+inline packed_q8 pack_q8(const packed_q8& shape, const std::uint8_t* src, std::size_t ld_oc, std::size_t ld_k,
+                         bool unsigned_w) {
+  packed_q8 p = shape;
+  const std::shared_ptr<std::byte[]> buf = types::large_bytes(p.bytes(), true);
+  auto* colsum = reinterpret_cast<std::int32_t*>(buf.get());
+  pack_q8_into(reinterpret_cast<std::int8_t*>(buf.get() + p.panels * p.nr * sizeof(std::int32_t)), colsum, p, src,
+               ld_oc, ld_k, unsigned_w);
+  p.attach(std::shared_ptr<const std::byte>(buf, buf.get()));
   return p;
 }
 
 inline packed_q8 pack_filter_q8(const operand_desc& f) {
-  packed_q8 p = filter_shape_q8(f);
-  const bool unsigned_w = f.type == OperandType::TENSOR_QUANT8_ASYMM;
-  const std::shared_ptr<std::byte[]> buf = types::large_bytes(p.bytes(), true);
-  auto* colsum = reinterpret_cast<std::int32_t*>(buf.get());
-  auto* w = reinterpret_cast<std::int8_t*>(buf.get() + p.panels * p.nr * sizeof(std::int32_t));
-  const auto* src = reinterpret_cast<const std::uint8_t*>(f.value);
-  for (std::size_t oc = 0; oc < p.out_c; ++oc) {
-    std::int8_t* dst = w + (oc / p.nr) * p.taps * p.cin4 * p.nr + (oc % p.nr) * 4;
-    std::int32_t sum = 0;
-    for (std::size_t t = 0; t < p.taps; ++t)
-      for (std::size_t k = 0; k < p.cin; ++k) {
-        const std::uint8_t raw = src[(oc * p.taps + t) * p.cin + k];
-        const auto v = static_cast<std::int8_t>(unsigned_w ? static_cast<int>(raw) - 128 : static_cast<std::int8_t>(raw));
-        dst[(t * p.cin4 + k / 4 * 4) * p.nr + k % 4] = v;
-        sum += v;
-      }
-    colsum[oc] = sum;
-  }
-  p.attach(std::shared_ptr<const std::byte>(buf, buf.get()));
-  return p;
+  const packed_q8 shape = filter_shape_q8(f);
+  return pack_q8(shape, reinterpret_cast<const std::uint8_t*>(f.value), shape.taps * shape.cin, 1,
+                 f.type == OperandType::TENSOR_QUANT8_ASYMM);
 }
 
 /// Per-execution epilogue data of one quant8 GEMM, per padded channel.
@@ -480,11 +565,9 @@ inline void set_lanes(q8_epilogue& e, const requant& q, std::size_t n, std::size
   e.out_zp = q.out_zp;
 }
 
-inline q8_epilogue make_q8_epilogue(const packed_q8& p, const std::int32_t* bias, std::int32_t zx, const requant& q,
-                                    quant::quant_range r) {
-  q8_epilogue e;
-  const std::size_t padded = p.panels * p.nr;
-  e.offset.assign(padded, 0);
+/// offset[c] = bias[c] - zx * colsum[c] + K * zx * zw for the channels of `p` (wrapping).
+inline void set_offsets(q8_epilogue& e, const packed_q8& p, const std::int32_t* bias, std::int32_t zx) {
+  e.offset.assign(p.panels * p.nr, 0);
   const auto kzz = static_cast<std::uint32_t>(p.taps * p.cin) * static_cast<std::uint32_t>(zx) *
                    static_cast<std::uint32_t>(p.zw);
   for (std::size_t c = 0; c < p.out_c; ++c) {
@@ -492,7 +575,13 @@ inline q8_epilogue make_q8_epilogue(const packed_q8& p, const std::int32_t* bias
     e.offset[c] =
         static_cast<std::int32_t>(b - static_cast<std::uint32_t>(zx) * static_cast<std::uint32_t>(p.colsum[c]) + kzz);
   }
-  set_lanes(e, q, p.out_c, padded);
+}
+
+inline q8_epilogue make_q8_epilogue(const packed_q8& p, const std::int32_t* bias, std::int32_t zx, const requant& q,
+                                    quant::quant_range r) {
+  q8_epilogue e;
+  set_offsets(e, p, bias, zx);
+  set_lanes(e, q, p.out_c, p.panels * p.nr);
   e.lo = r.lo;
   e.hi = r.hi;
   return e;
@@ -535,12 +624,26 @@ struct q8_lanes {
   }
 };
 
+/// out[i][c] = the requantized acc[i][c] for `rows` rows of `channels` int32 sums; `e`'s
+/// lanes cover the channels rounded up to 16.
+template <class S>
+NNHAL_TARGET_AVX512 void requantize_channels(const std::int32_t* acc, std::size_t rows, std::size_t channels,
+                                             const q8_epilogue& e, S* out) {
+  for (std::size_t c = 0; c < channels; c += 16) {
+    const __mmask16 mask = lanes_mask(channels - c);
+    const q8_lanes lanes(e, c);
+    for (std::size_t i = 0; i < rows; ++i)
+      lanes.store(out + i * channels + c, mask, _mm512_maskz_loadu_epi32(mask, acc + i * channels + c));
+  }
+}
+
 /// R rows x NV vectors of one quant8 panel; `rterm` (R values or null) is zw * sum xu of
-/// each row, `c0` the panel's first channel. S is the input/output storage type.
-template <std::size_t R, std::size_t NV, std::size_t MR, class S>
+/// each row, `c0` the panel's first channel. S is the input storage type; O the output's:
+/// S (requantized) or int32 (the zero-point-corrected sums, e's offsets added, unscaled).
+template <std::size_t R, std::size_t NV, std::size_t MR, class S, class O>
 NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t taps, std::size_t cin,
                                        const std::int8_t* w, const q8_epilogue& e, std::size_t c0,
-                                       const std::int32_t* rterm, S* out, std::size_t ldo, std::size_t cols) {
+                                       const std::int32_t* rterm, O* out, std::size_t ldo, std::size_t cols) {
   constexpr bool flip = std::is_signed_v<S>;
   constexpr std::size_t NB = 64 * NV;  // bytes of packed weights per group of 4 inputs
   const std::size_t groups = cin / 4, rest = cin % 4;
@@ -583,19 +686,28 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
     if (cols <= 16 * j) break;
     const __mmask16 mask = lanes_mask(cols - 16 * j);
     const __m512i off = _mm512_loadu_si512(e.offset.data() + c0 + 16 * j);
-    const q8_lanes lanes(e, c0 + 16 * j);
+    if constexpr (std::is_same_v<O, std::int32_t>) {
 #pragma GCC unroll 8
-    for (std::size_t m = 0; m < R; ++m) {
-      __m512i v = _mm512_add_epi32(acc[m][j], off);
-      if (rterm) v = _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[m]));
-      lanes.store(out + m * ldo + 16 * j, mask, v);
+      for (std::size_t m = 0; m < R; ++m) {
+        __m512i v = _mm512_add_epi32(acc[m][j], off);
+        if (rterm) v = _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[m]));
+        _mm512_mask_storeu_epi32(out + m * ldo + 16 * j, mask, v);
+      }
+    } else {
+      const q8_lanes lanes(e, c0 + 16 * j);
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) {
+        __m512i v = _mm512_add_epi32(acc[m][j], off);
+        if (rterm) v = _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[m]));
+        lanes.store(out + m * ldo + 16 * j, mask, v);
+      }
     }
   }
 }
 
-template <std::size_t NV, class S, std::size_t... R>
+template <std::size_t NV, class S, class O, std::size_t... R>
 constexpr auto micro_q8_table(std::index_sequence<R...>) {
-  return std::array{&micro_q8<R + 1, NV, rows_per_tile(NV), S>...};
+  return std::array{&micro_q8<R + 1, NV, rows_per_tile(NV), S, O>...};
 }
 
 /// zw * (sum of the u8 operand bytes) of each row of a block, wrapping.
@@ -623,12 +735,12 @@ NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t 
 }
 
 /// Rows [r0, r1) of the quant8 GEMM, panels [p0, p1).
-template <std::size_t NV, class S, class Rows>
+template <std::size_t NV, class S, class O, class Rows>
 void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
-                   const packed_q8& p, const q8_epilogue& e, S* out, std::size_t ldo,
+                   const packed_q8& p, const q8_epilogue& e, O* out, std::size_t ldo,
                    std::vector<const std::uint8_t*>& ptrs, std::vector<std::int32_t>& rterm) {
   constexpr std::size_t MR = rows_per_tile(NV), NR = 16 * NV;
-  static constexpr auto micro = micro_q8_table<NV, S>(std::make_index_sequence<MR>{});
+  static constexpr auto micro = micro_q8_table<NV, S, O>(std::make_index_sequence<MR>{});
   const std::size_t n = r1 - r0, taps = rows.taps();
   ptrs.resize((n + MR - 1) / MR * MR * taps);
   rows.fill(r0, n, MR, ptrs.data());
@@ -647,9 +759,11 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t
   }
 }
 
-template <class S, class Rows>
-void gemm_q8(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, S* out,
-             exec::parallel_context* par) {
+/// out = the quant8 GEMM of `m` rows (S: the input storage type) through epilogue `e`:
+/// O = S requantizes, O = int32 keeps the zero-point-corrected sums plus e's offsets.
+template <class S, class O, class Rows>
+void gemm_q8_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, O* out,
+                exec::parallel_context* par) {
   const std::size_t block = block_rows(rows.taps() * p.cin, rows_per_tile(p.nr / 16));
   // VNNI runs about four times as many multiply-adds per cycle as float32 FMA.
   const std::size_t macs = m * rows.taps() * p.cin * p.out_c;
@@ -660,12 +774,19 @@ void gemm_q8(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilo
     for (std::size_t b0 = r0; b0 < r1; b0 += block) {
       const std::size_t b1 = std::min(r1, b0 + block);
       switch (p.nr) {
-        case 16: gemm_q8_block<1>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
-        case 32: gemm_q8_block<2>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
-        default: gemm_q8_block<4>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+        case 16: gemm_q8_block<1, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+        case 32: gemm_q8_block<2, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+        default: gemm_q8_block<4, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
       }
     }
   });
+}
+
+/// The requantized quant8 GEMM.
+template <class S, class Rows>
+void gemm_q8(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, S* out,
+             exec::parallel_context* par) {
+  gemm_q8_to<S, S>(rows, m, p, e, out, par);
 }
 
 /// NHWC quant8 convolution with one group (S: the input/output storage type).
@@ -681,17 +802,15 @@ void conv_q8_nhwc(const geometry& g, const S* in, const packed_q8& p, const q8_e
   gemm_q8(rows, m, p, e, out, par);
 }
 
-/// The filter, packed at bind when constant, or found packed by an earlier preparation
-/// (shared by the conv and FULLY_CONNECTED binds). A found blob's channel sums are taken as
-/// they are: a corrupted cache gives wrong values, as a corrupted filter would.
-inline std::shared_ptr<const packed_q8> constant_q8(const bind_context& c, std::size_t rank) {
-  const operand_desc& f = c.in[1];
-  if (!f.has_value() || f.dims.size() != rank || !f.dims_known()) return nullptr;
-  const packed_q8 shape = filter_shape_q8(f);
-  const std::string what =
-      types::str_cat("q8:", shape.out_c, "x", shape.taps, "x", shape.cin, "/", shape.nr, f.type == OperandType::TENSOR_QUANT8_ASYMM ? "u" : "s");
+/// A constant quant8 packing of shape `shape` (`what` names it in a compilation cache):
+/// made by `pack` at bind, or found packed by an earlier preparation. A found blob's
+/// channel sums are taken as they are: a corrupted cache gives wrong values, as a
+/// corrupted filter would.
+template <class Pack>
+std::shared_ptr<const packed_q8> packed_constant_q8(const bind_context& c, const packed_q8& shape,
+                                                    const std::string& what, Pack&& pack) {
   return packed_constant<packed_q8>(
-      c, what, shape.bytes(), [&] { return std::make_shared<const packed_q8>(pack_filter_q8(f)); },
+      c, what, shape.bytes(), [&] { return std::make_shared<const packed_q8>(pack()); },
       [&](const packed_blob& b) -> std::shared_ptr<const packed_q8> {
         if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % alignof(std::int32_t) != 0) return nullptr;
         packed_q8 p = shape;
@@ -701,6 +820,16 @@ inline std::shared_ptr<const packed_q8> constant_q8(const bind_context& c, std::
       [](const std::shared_ptr<const packed_q8>& p) {
         return packed_blob{p, std::span<const std::byte>(p->data.get(), p->bytes())};
       });
+}
+
+/// The filter, packed at bind when constant (shared by the conv and FULLY_CONNECTED binds).
+inline std::shared_ptr<const packed_q8> constant_q8(const bind_context& c, std::size_t rank) {
+  const operand_desc& f = c.in[1];
+  if (!f.has_value() || f.dims.size() != rank || !f.dims_known()) return nullptr;
+  const packed_q8 shape = filter_shape_q8(f);
+  const std::string what =
+      types::str_cat("q8:", shape.out_c, "x", shape.taps, "x", shape.cin, "/", shape.nr, f.type == OperandType::TENSOR_QUANT8_ASYMM ? "u" : "s");
+  return packed_constant_q8(c, shape, what, [&] { return pack_filter_q8(f); });
 }
 
 /// The bound CONV_2D / GROUPED_CONV_2D (one group) quant8 kernel: E qu8 or qs8.
