@@ -437,8 +437,14 @@ TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
   for (std::size_t n : {1, 5, 15, 16, 17, 33, 64, 100, 1000, 4000}) {
     for (OT qt : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
       const std::size_t c = case_no++;
-      const float s = c % 3 == 0 ? odd_scales[c / 3 % odd_scales.size()] : random_scale(rng, 1e-2, 4.0);
-      const bool ties = c % 2 == 0;  // else no value near a tie: whole vectors by the reciprocal
+      // Else no value near a tie but one exact tie in every other block of 64 (the loop's
+      // step) at a random place, the scale a power of two so that it stays a tie: the other
+      // blocks go by the reciprocal, these must notice their one tie (rounding to nearest
+      // even would get half of them wrong).
+      const bool ties = c % 2 == 0;
+      const float s = c % 3 == 0 ? odd_scales[c / 3 % odd_scales.size()]
+                      : ties     ? random_scale(rng, 1e-2, 4.0)
+                                 : std::ldexp(1.0f, std::uniform_int_distribution<int>(-7, 2)(rng));
       const std::int32_t zp = std::uniform_int_distribution<std::int32_t>(static_cast<std::int32_t>(qmin(qt)),
                                                                           static_cast<std::int32_t>(qmax(qt)))(rng);
       INFO(str(qt) << " n=" << n << " scale=" << s << " zp=" << zp);
@@ -446,6 +452,9 @@ TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
       // and the special ones.
       std::vector<double> v = simd_values(rng, n);
       for (std::size_t i = 0; i < n && !ties; i += 2) v[i] = std::uniform_real_distribution<double>(-300, 300)(rng) * s;
+      for (std::size_t b = 0; b + 64 <= n && !ties; b += 128)
+        v[b + std::uniform_int_distribution<std::size_t>(0, 63)(rng)] =
+            (std::uniform_int_distribution<int>(-200, 200)(rng) + 0.5) * s;
       for (std::size_t i = 0; i < n && ties; i += 3) v[i] = (std::uniform_int_distribution<int>(-400, 400)(rng) + 0.5) * s;
       for (std::size_t i = 1; i < n && ties; i += 3) {  // a few float steps from a tie
         float tie = static_cast<float>((std::uniform_int_distribution<int>(-300, 300)(rng) + 0.5) * s);

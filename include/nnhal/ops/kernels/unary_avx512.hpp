@@ -356,15 +356,18 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
     // 128-bit lane L of the packed bytes holds elements 4L .. 4L + 3 of each vector in turn.
     const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     for (; i + 64 <= n; i += 64) {
-      __m512 q[4];
-      __mmask16 near = 0;
+      __m512 q[4], off[4];
 #pragma GCC unroll 4
       for (std::size_t k = 0; k < 4; ++k) {
         q[k] = _mm512_maskz_fmadd_round_ps(all16, _mm512_loadu_ps(src + i + 16 * k), vr, vz, nearest);
-        const __m512 off = magnitude(_mm512_maskz_reduce_round_ps(all16, q[k], nearest, _MM_FROUND_NO_EXC));
-        near |= _mm512_cmp_ps_mask(off, half, _CMP_GT_OQ);
+        off[k] = _mm512_maskz_reduce_round_ps(all16, q[k], nearest, _MM_FROUND_NO_EXC);  // q - round(q)
       }
-      if (near) {
+      // The largest |q - round(q)| of each lane over the four vectors (vrangeps 0xB: the
+      // larger magnitude, sign cleared), so one compare checks all 64.
+      constexpr int max_magnitude = 0xB;
+      const __m512 far = _mm512_maskz_range_ps(all16, _mm512_maskz_range_ps(all16, off[0], off[1], max_magnitude),
+                                               _mm512_maskz_range_ps(all16, off[2], off[3], max_magnitude), max_magnitude);
+      if (_mm512_cmp_ps_mask(far, half, _CMP_GT_OQ)) {
 #pragma GCC unroll 4
         for (std::size_t k = 0; k < 4; ++k)
           _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + 16 * k),
