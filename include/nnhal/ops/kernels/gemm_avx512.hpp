@@ -726,10 +726,7 @@ NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t 
         sum = _mm512_add_epi64(sum, _mm512_sad_epu8(_mm512_maskz_mov_epi8(mask, v), _mm512_setzero_si512()));
       }
     }
-    alignas(64) std::uint64_t parts[8];
-    _mm512_store_si512(parts, sum);
-    std::uint64_t s = 0;
-    for (auto v : parts) s += v;
+    const auto s = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
     rterm[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(zw) * static_cast<std::uint32_t>(s));
   }
 }
