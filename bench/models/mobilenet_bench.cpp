@@ -1,7 +1,9 @@
 // MobileNet v1 1.0-224 end to end through exec::prepare / exec::execute, batch 1, on the
 // calling thread: milliseconds per inference for float32, qu8, qs8 and qc8 (s8 activations,
 // per-channel filters). The model comes from support/mobilenet_v1.hpp (seeded weights).
-// Names: mobilenet_v1/<dtype>/nnhal. Counters: ms per inference and GFLOP/s (GOP/s),
+// Names: mobilenet_v1/<dtype>/<impl>, impl nnhal, xnnpack or onednn (the same model as an
+// XNNPACK subgraph or a chain of oneDNN primitives: support/xnnpack_model.hpp,
+// support/onednn_model.hpp, which say where they differ). Counters: ms per inference and GFLOP/s (GOP/s),
 // counting 2 ops per multiply-add of the convolutions and the classifier (1.14 G); the
 // memory plan's arena size next to the sum of the temporaries it holds; and where the time
 // goes, in ms per inference per operation type (<TYPE>_ms, from profiled executions after
@@ -17,6 +19,13 @@
 #include "nnhal/exec/driver.hpp"
 #include "support/machine.hpp"
 #include "support/mobilenet_v1.hpp"
+#include "support/onednn_model.hpp"
+#include "support/xnnpack_model.hpp"
+#include "support/xnnpack_run.hpp"
+
+#if NNHAL_BENCH_OMP
+extern "C" void omp_set_num_threads(int);  // libgomp, oneDNN's threading runtime here
+#endif
 
 namespace nnhal::bench {
 namespace {
@@ -81,12 +90,82 @@ void nnhal_mobilenet(benchmark::State& state, mobilenet_type kind) {
       plan.temporaries_bytes ? static_cast<double>(plan.arena_bytes) / static_cast<double>(plan.temporaries_bytes) : 0.0;
 }
 
+#if NNHAL_BENCH_XNNPACK
+/// The same model (same constants) as an XNNPACK subgraph, run by its runtime on the
+/// calling thread (support/xnnpack_model.hpp; its qs8 filters are taken as symmetric).
+void xnnpack_mobilenet(benchmark::State& state, mobilenet_type kind) {
+  if (!xnn_ready()) {
+    state.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  const types::Model model = mobilenet_v1(kind);
+  xnn_model x;
+  build_xnn_model(model, x);
+  if (!x.runtime) {
+    state.SkipWithError(x.error.c_str());
+    return;
+  }
+  const std::size_t es = kind == mobilenet_type::f32 ? 4 : 1;
+  std::vector<std::byte> input(std::size_t{224} * 224 * 3 * es), output(1001 * es);
+  std::mt19937 rng(3);
+  for (auto& b : input) b = static_cast<std::byte>(rng() & (kind == mobilenet_type::f32 ? 0x3F : 0xFF));
+  const xnn_external_value io[2] = {{0, input.data()}, {1, output.data()}};
+  if (xnn_setup_runtime(x.runtime, 2, io) != xnn_status_success) {
+    state.SkipWithError("xnn_setup_runtime failed");
+    return;
+  }
+  for (auto _ : state) {
+    if (xnn_invoke_runtime(x.runtime) != xnn_status_success) {
+      state.SkipWithError("xnn_invoke_runtime failed");
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["ms"] = benchmark::Counter(n * 1e-3, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["GFLOPs"] = benchmark::Counter(n * mobilenet_ops / 1e9, benchmark::Counter::kIsRate);
+}
+#endif
+
+#if NNHAL_BENCH_ONEDNN
+/// The same model (same constants) as a chain of oneDNN primitives on one thread
+/// (support/onednn_model.hpp: 8-bit without zero points, s8 weights).
+void onednn_mobilenet(benchmark::State& state, mobilenet_type kind) {
+#if NNHAL_BENCH_OMP
+  omp_set_num_threads(1);
+#endif
+  const types::Model model = mobilenet_v1(kind);
+  onednn_model d;
+  build_onednn_model(model, d);
+  if (!d.error.empty()) {
+    state.SkipWithError(d.error.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    d.run();
+    benchmark::ClobberMemory();
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["ms"] = benchmark::Counter(n * 1e-3, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["GFLOPs"] = benchmark::Counter(n * mobilenet_ops / 1e9, benchmark::Counter::kIsRate);
+}
+#endif
+
 int register_all() {
   const std::pair<const char*, mobilenet_type> kinds[] = {
       {"f32", mobilenet_type::f32}, {"qu8", mobilenet_type::qu8}, {"qs8", mobilenet_type::qs8}, {"qc8", mobilenet_type::qc8}};
-  for (const auto& [name, kind] : kinds)
+  for (const auto& [name, kind] : kinds) {
     benchmark::RegisterBenchmark((std::string("mobilenet_v1/") + name + "/nnhal").c_str(), nnhal_mobilenet, kind)
         ->Unit(benchmark::kMillisecond);
+#if NNHAL_BENCH_XNNPACK
+    benchmark::RegisterBenchmark((std::string("mobilenet_v1/") + name + "/xnnpack").c_str(), xnnpack_mobilenet, kind)
+        ->Unit(benchmark::kMillisecond);
+#endif
+#if NNHAL_BENCH_ONEDNN
+    benchmark::RegisterBenchmark((std::string("mobilenet_v1/") + name + "/onednn").c_str(), onednn_mobilenet, kind)
+        ->Unit(benchmark::kMillisecond);
+#endif
+  }
   return 0;
 }
 const int registered = register_all();

@@ -1,0 +1,182 @@
+// A HAL model as a chain of oneDNN primitives, for end-to-end comparisons (only with
+// NNHAL_BENCH_ONEDNN). Covers what support/mobilenet_v1.hpp uses: CONV_2D and
+// DEPTHWISE_CONV_2D with implicit padding and a fused activation, AVERAGE_POOL_2D over the
+// whole input, RESHAPE (nothing to do: the inner product takes the pooled [1, C, 1, 1]),
+// FULLY_CONNECTED, SOFTMAX. Each primitive takes its source in the layout the previous one
+// chose (so no reorders between layers); weights are reordered once, at build. As in
+// conv_bench's oneDNN column: 8-bit models run u8 (qu8) or s8 activations with s8 weights
+// (oneDNN has no u8 weights), requantized by output scales (per channel for qc8), without
+// zero points; a quantized model ends at its softmax's input, as in xnnpack_model.hpp.
+#pragma once
+
+#if NNHAL_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "nnhal/types/model.hpp"
+
+namespace nnhal::bench {
+
+struct onednn_model {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  std::vector<dnnl::primitive> prims;
+  std::vector<std::unordered_map<int, dnnl::memory>> args;
+  dnnl::memory input;  // the model's input, NHWC
+  std::string error;
+
+  void run() {
+    for (std::size_t i = 0; i < prims.size(); ++i) prims[i].execute(strm, args[i]);
+    strm.wait();
+  }
+};
+
+/// Builds `d`'s primitives for model `m` (see above); `d.error` says what failed.
+inline void build_onednn_model(const types::Model& m, onednn_model& d) {
+  using namespace dnnl;
+  using types::OperandType;
+  using types::OperationType;
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  const auto& operands = m.main.operands;
+  auto bytes = [&](std::uint32_t index) -> const void* {
+    const types::Operand& o = operands[index];
+    if (o.lifetime == types::OperandLifeTime::CONSTANT_COPY) return m.operandValues.data() + o.location.offset;
+    return m.pools[o.location.poolIndex].data + o.location.offset;
+  };
+  auto scalar = [&](std::uint32_t index) {
+    std::int32_t v = 0;
+    std::memcpy(&v, bytes(index), 4);
+    return v;
+  };
+  const types::Operand& in0 = operands[m.main.inputIndexes[0]];
+  const bool q = in0.type != OperandType::TENSOR_FLOAT32;
+  const dt act_t = !q ? dt::f32 : in0.type == OperandType::TENSOR_QUANT8_ASYMM ? dt::u8 : dt::s8;
+  const dt w_t = q ? dt::s8 : dt::f32, b_t = q ? dt::s32 : dt::f32;
+  auto dims4 = [](const std::vector<std::uint32_t>& nhwc) {
+    return memory::dims{nhwc[0], nhwc[3], nhwc[1], nhwc[2]};  // oneDNN's logical order is NCHW
+  };
+  d.input = memory(memory::desc(dims4(in0.dimensions), act_t, tag::nhwc), d.eng);
+  std::memset(d.input.get_data_handle(), 1, d.input.get_desc().get_size());
+  memory x = d.input;
+  // A weights memory in the chosen layout, filled from the model's bytes in `user` layout.
+  auto weights = [&](const memory::desc& chosen, const memory::desc& user, std::uint32_t index) {
+    memory src(user, d.eng), w(chosen, d.eng);
+    std::memcpy(src.get_data_handle(), bytes(index), user.get_size());
+    reorder(src, w).execute(d.strm, src, w);
+    d.strm.wait();
+    return w;
+  };
+  auto bias = [&](std::uint32_t index, memory::dim n) {
+    memory b(memory::desc({n}, b_t, tag::x), d.eng);
+    std::memcpy(b.get_data_handle(), bytes(index), 4 * static_cast<std::size_t>(n));
+    return b;
+  };
+  try {
+    for (const types::Operation& op : m.main.operations) {
+      const auto& od = operands[op.outputs[0]].dimensions;
+      const types::Operand& out = operands[op.outputs[0]];
+      switch (op.type) {
+        case OperationType::CONV_2D:
+        case OperationType::DEPTHWISE_CONV_2D: {
+          const bool dw = op.type == OperationType::DEPTHWISE_CONV_2D;
+          const types::Operand& f = operands[op.inputs[1]];
+          const auto& id = operands[op.inputs[0]].dimensions;
+          const memory::dim kh = f.dimensions[1], kw = f.dimensions[2], cout = od[3], cin = id[3];
+          const memory::dim sw = scalar(op.inputs[4]), sh = scalar(op.inputs[5]);
+          // SAME padding as TensorFlow: the extra row / column at the bottom / right.
+          const memory::dim ph = std::max<memory::dim>((od[1] - 1) * sh + kh - id[1], 0),
+                            pw = std::max<memory::dim>((od[2] - 1) * sw + kw - id[2], 0);
+          const std::int32_t act = scalar(op.inputs[dw ? 7 : 6]);
+          primitive_attr attr;
+          post_ops po;
+          // RELU6: [0, 6], in quantized units for an 8-bit output (after the output scales).
+          const float hi = q ? 6.0f / out.scale : 6.0f;
+          if (act == 3) po.append_eltwise(1.0f, algorithm::eltwise_clip, 0.0f, hi);
+          else if (act == 1) po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+          attr.set_post_ops(po);
+          if (q) {
+            const float in_scale = operands[op.inputs[0]].scale;
+            if (f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+              std::vector<float> s;
+              for (float w : std::get<types::SymmPerChannelQuantParams>(f.extraParams).scales)
+                s.push_back(in_scale * w / out.scale);
+              attr.set_output_scales(1 << 1, s);
+            } else {
+              attr.set_output_scales(0, {in_scale * f.scale / out.scale});
+            }
+          }
+          const memory::desc w_md = dw ? memory::desc({cout, 1, 1, kh, kw}, w_t, tag::any)
+                                       : memory::desc({cout, cin, kh, kw}, w_t, tag::any);
+          // NNAPI layouts: [out][kh][kw][in] (ohwi); depthwise [1][kh][kw][C] (strides below).
+          const memory::desc w_user = dw ? memory::desc({cout, 1, 1, kh, kw}, w_t, memory::dims{1, 1, 1, kw * cout, cout})
+                                         : memory::desc({cout, cin, kh, kw}, w_t, tag::ohwi);
+          const memory::desc b_md({cout}, b_t, tag::x);
+          const memory::desc dst_md(dims4(od), act_t, tag::any);
+          convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct, x.get_desc(), w_md,
+                                         b_md, dst_md, {sh, sw}, {ph / 2, pw / 2}, {ph - ph / 2, pw - pw / 2});
+          convolution_forward::primitive_desc pd(desc, attr, d.eng);
+          memory y(pd.dst_desc(), d.eng);
+          d.prims.push_back(convolution_forward(pd));
+          d.args.push_back({{DNNL_ARG_SRC, x},
+                            {DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
+                            {DNNL_ARG_BIAS, bias(op.inputs[2], cout)},
+                            {DNNL_ARG_DST, y}});
+          x = y;
+          break;
+        }
+        case OperationType::AVERAGE_POOL_2D: {
+          const auto& id = operands[op.inputs[0]].dimensions;
+          const memory::desc dst_md(dims4(od), act_t, tag::any);
+          pooling_forward::desc desc(prop_kind::forward_inference, algorithm::pooling_avg_exclude_padding, x.get_desc(),
+                                     dst_md, {1, 1}, {id[1], id[2]}, {0, 0}, {0, 0});
+          pooling_forward::primitive_desc pd(desc, d.eng);
+          memory y(pd.dst_desc(), d.eng);
+          d.prims.push_back(pooling_forward(pd));
+          d.args.push_back({{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+          x = y;
+          break;
+        }
+        case OperationType::RESHAPE: break;  // the inner product reads the pooled [1, C, 1, 1]
+        case OperationType::FULLY_CONNECTED: {
+          const types::Operand& f = operands[op.inputs[1]];
+          const memory::dim units = f.dimensions[0], depth = f.dimensions[1];
+          primitive_attr attr;
+          if (q) attr.set_output_scales(0, {operands[op.inputs[0]].scale * f.scale / out.scale});
+          const memory::desc w_md({units, depth, 1, 1}, w_t, tag::any), w_user({units, depth, 1, 1}, w_t, tag::oihw);
+          const memory::desc b_md({units}, b_t, tag::x), dst_md({1, units}, act_t, tag::any);
+          inner_product_forward::desc desc(prop_kind::forward_inference, x.get_desc(), w_md, b_md, dst_md);
+          inner_product_forward::primitive_desc pd(desc, attr, d.eng);
+          memory y(pd.dst_desc(), d.eng);
+          d.prims.push_back(inner_product_forward(pd));
+          d.args.push_back({{DNNL_ARG_SRC, x},
+                            {DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
+                            {DNNL_ARG_BIAS, bias(op.inputs[2], units)},
+                            {DNNL_ARG_DST, y}});
+          x = y;
+          break;
+        }
+        case OperationType::SOFTMAX: {
+          if (q) break;  // the quantized models end at the logits (see above)
+          softmax_forward::desc desc(prop_kind::forward_inference, x.get_desc(), 1);
+          softmax_forward::primitive_desc pd(desc, d.eng);
+          memory y(pd.dst_desc(), d.eng);
+          d.prims.push_back(softmax_forward(pd));
+          d.args.push_back({{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+          x = y;
+          break;
+        }
+        default: d.error = std::string("no oneDNN translation of ") + std::string(types::to_string(op.type)); return;
+      }
+    }
+  } catch (const dnnl::error& e) {
+    d.error = std::string("oneDNN: ") + e.what();
+  }
+}
+
+}  // namespace nnhal::bench
+#endif
