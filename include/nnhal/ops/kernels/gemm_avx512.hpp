@@ -175,6 +175,74 @@ struct im2col_rows {
   }
 };
 
+/// Rows of a float32 conv whose filter was packed flat (one tap of fh * fw * cin, see
+/// flat_filter), read one filter row at a time: fh taps of fw * cin values. Where a filter
+/// row lies inside the input (no horizontal dilation), its values are contiguous there and
+/// the row points at them; one touching the padding is gathered into a per-thread scratch.
+/// (The flat packing of fh * fw * cin values is the same as fh taps of fw * cin. Quant8
+/// pads each tap's values to a multiple of 4, so it keeps im2col_rows.)
+struct filter_row_rows {
+  conv_rows<float> src;
+  std::size_t taps() const noexcept { return src.g->filter_h; }
+  std::size_t row_k(std::size_t k) const noexcept { return k / src.g->filter_h; }
+  void fill(std::size_t r0, std::size_t n, std::size_t mr, const float** ptrs) const {
+    static thread_local std::vector<float> scratch;
+    static thread_local std::vector<const float*> in_rows;  // per filter row: its input row, or null (padding)
+    const geometry& g = *src.g;
+    const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, len = fw * cin, ow = g.out_w, oh = g.out_h;
+    const std::int64_t in_w = g.in_w, sw = g.stride_w;
+    scratch.resize(n * fh * len);
+    in_rows.resize(fh);
+    float* gather = scratch.data();
+    std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
+    // The output row's filter rows, set at its first pixel.
+    auto start_row = [&] {
+      const std::int64_t iy0 = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top;
+      for (std::size_t ky = 0; ky < fh; ++ky) {
+        const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * g.dil_h;
+        in_rows[ky] = iy >= 0 && iy < g.in_h ? src.in + (b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w * cin : nullptr;
+      }
+    };
+    start_row();
+    std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - g.pad_left;
+    const std::size_t blocks = (n + mr - 1) / mr;
+    for (std::size_t i = 0; i < blocks * mr; ++i) {
+      const std::size_t blk = i / mr, m = i % mr;
+      const float** dst = ptrs + blk * fh * mr + m;
+      if (i >= n) {  // tail block: repeat the last row
+        const std::size_t last = (n - 1) % mr;
+        for (std::size_t t = 0; t < fh; ++t) dst[t * mr] = ptrs[(blk * fh + t) * mr + last];
+        continue;
+      }
+      const bool inside_x = ix0 >= 0 && ix0 + static_cast<std::int64_t>(fw) <= in_w;
+      for (std::size_t ky = 0; ky < fh; ++ky) {
+        const float* row = in_rows[ky];
+        if (row && inside_x) {
+          dst[ky * mr] = row + static_cast<std::size_t>(ix0) * cin;
+          continue;
+        }
+        for (std::size_t kx = 0; kx < fw; ++kx) {
+          const std::int64_t ix = ix0 + static_cast<std::int64_t>(kx);
+          const float* s = row && ix >= 0 && ix < in_w ? row + static_cast<std::size_t>(ix) * cin : src.pad;
+          std::copy_n(s, cin, gather + kx * cin);
+        }
+        dst[ky * mr] = gather;
+        gather += len;
+      }
+      ix0 += sw;
+      if (++ox == ow) {
+        ox = 0;
+        ix0 = -static_cast<std::int64_t>(g.pad_left);
+        if (++oy == oh) {
+          oy = 0;
+          ++b;
+        }
+        if (i + 1 < n) start_row();
+      }
+    }
+  }
+};
+
 /// Whether a filter with `taps` taps of `cin` channels is packed as one tap of taps * cin
 /// (and its conv run through im2col_rows).
 constexpr bool flat_filter(std::size_t taps, std::size_t cin) noexcept { return taps > 1 && cin < 16; }
@@ -284,7 +352,7 @@ void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_
     const std::size_t cols = std::min(NR, p.out_c - pn * NR);
     for (std::size_t i = 0; i < n; i += MR) {
       const std::size_t r = std::min(MR, n - i);
-      micro[r - 1](ptrs.data() + i * taps, taps, p.cin, p.panel(pn), bias + pn * NR, lo, hi,
+      micro[r - 1](ptrs.data() + i * taps, taps, rows.row_k(p.cin), p.panel(pn), bias + pn * NR, lo, hi,
                    out + (r0 + i) * ldo + pn * NR, ldo, cols);
     }
   }
@@ -294,10 +362,10 @@ void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_
 template <class Rows>
 void gemm_f32(const Rows& rows, std::size_t m, const packed_f32& p, const float* bias, float lo, float hi,
               float* out, exec::parallel_context* par) {
-  const std::size_t block =
-      block_rows(rows.taps() * p.cin * sizeof(float), rows_per_tile(p.nr / 16));
+  const std::size_t k = rows.taps() * rows.row_k(p.cin);  // per row
+  const std::size_t block = block_rows(k * sizeof(float), rows_per_tile(p.nr / 16));
   // Float32 GEMMs run at about 30 multiply-adds per cycle: 2^19 is some 15 us.
-  const std::size_t macs = m * rows.taps() * p.cin * p.out_c;
+  const std::size_t macs = m * k * p.out_c;
   for_tiles(m, block, p.panels, macs, std::size_t{1} << 19, par,
             [&](std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1) {
     static thread_local std::vector<const float*> ptrs;  // kept: no allocation per execution
@@ -347,7 +415,10 @@ inline void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& 
   if (is_pointwise(g)) return gemm_f32(dense_rows<float>{in, g.in_c}, m, p, bias, lo, hi, out, par);
   const std::vector<float> zeros(g.in_c, 0.0f);
   const conv_rows<float> rows{&g, in, zeros.data()};
-  if (p.taps == 1 && rows.taps() > 1) return gemm_f32(im2col_rows<float>{rows}, m, p, bias, lo, hi, out, par);
+  if (p.taps == 1 && rows.taps() > 1) {
+    if (g.dil_w == 1) return gemm_f32(filter_row_rows{rows}, m, p, bias, lo, hi, out, par);
+    return gemm_f32(im2col_rows<float>{rows}, m, p, bias, lo, hi, out, par);
+  }
   gemm_f32(rows, m, p, bias, lo, hi, out, par);
 }
 
