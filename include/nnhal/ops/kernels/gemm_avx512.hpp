@@ -136,16 +136,28 @@ struct im2col_rows {
     buf.resize(n * ks);
     T* dst = buf.data();
     std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
-    for (std::size_t i = 0; i < n; ++i) {
+    // Per filter row, its input row (null: padding), set at each output row's first pixel.
+    static thread_local std::vector<const T*> in_rows;
+    in_rows.resize(fh);
+    auto start_row = [&] {
       const std::int64_t iy0 = static_cast<std::int64_t>(oy) * sh - pt;
-      const std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - pl;
+      for (std::size_t ky = 0; ky < fh; ++ky) {
+        const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * dh;
+        in_rows[ky] = iy >= 0 && iy < static_cast<std::int64_t>(in_h)
+                          ? in + (b * in_h + static_cast<std::size_t>(iy)) * in_w * cin
+                          : nullptr;
+      }
+    };
+    start_row();
+    std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - pl;
+    for (std::size_t i = 0; i < n; ++i) {
       // With every column inside and no horizontal dilation, a filter row is one run.
       const bool run = dw == 1 && ix0 >= 0 && ix0 + static_cast<std::int64_t>(fw) <= static_cast<std::int64_t>(in_w);
       for (std::size_t ky = 0; ky < fh; ++ky) {
-        const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * dh;
-        const bool row_in = iy >= 0 && iy < static_cast<std::int64_t>(in_h);
+        const T* const row = in_rows[ky];
+        const bool row_in = row != nullptr;
         if (run && row_in) {
-          const T* s = in + ((b * in_h + static_cast<std::size_t>(iy)) * in_w + static_cast<std::size_t>(ix0)) * cin;
+          const T* s = row + static_cast<std::size_t>(ix0) * cin;
           const std::size_t len = fw * cin;
           if (len * sizeof(T) <= 64) copy_short(dst, s, len);
           else
@@ -155,20 +167,21 @@ struct im2col_rows {
         }
         for (std::size_t kx = 0; kx < fw; ++kx) {
           const std::int64_t ix = ix0 + static_cast<std::int64_t>(kx) * dw;
-          const T* s = row_in && ix >= 0 && ix < static_cast<std::int64_t>(in_w)
-                           ? in + ((b * in_h + static_cast<std::size_t>(iy)) * in_w + static_cast<std::size_t>(ix)) * cin
-                           : pad;
+          const T* s = row_in && ix >= 0 && ix < static_cast<std::int64_t>(in_w) ? row + static_cast<std::size_t>(ix) * cin : pad;
           copy_short(dst, s, cin);  // flat_filter(): cin < 16, so at most 64 bytes
           dst += cin;
         }
       }
       for (std::size_t c = k; c < ks; ++c) *dst++ = T{};
+      ix0 += sw;
       if (++ox == ow) {
         ox = 0;
+        ix0 = -pl;
         if (++oy == oh) {
           oy = 0;
           ++b;
         }
+        if (i + 1 < n) start_row();
       }
     }
     for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = buf.data() + (i < n ? i : n - 1) * ks;
@@ -797,7 +810,12 @@ NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t 
         sum = _mm512_add_epi64(sum, _mm512_sad_epu8(_mm512_maskz_mov_epi8(mask, v), _mm512_setzero_si512()));
       }
     }
-    const auto s = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
+    // The eight lanes summed, halves taken by maskz extracts (GCC 12 warns on the casts' and
+    // unmasked extracts' undefined operand).
+    const __m256i s4 =
+        _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xFF, sum, 0), _mm512_maskz_extracti64x4_epi64(0xFF, sum, 1));
+    const __m128i s2 = _mm_add_epi64(_mm256_maskz_extracti64x2_epi64(0x3, s4, 0), _mm256_maskz_extracti64x2_epi64(0x3, s4, 1));
+    const auto s = static_cast<std::uint64_t>(_mm_cvtsi128_si64(s2)) + static_cast<std::uint64_t>(_mm_extract_epi64(s2, 1));
     rterm[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(zw) * static_cast<std::uint32_t>(s));
   }
 }
