@@ -76,6 +76,15 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
     std::memcpy(b.get_data_handle(), bytes(index), 4 * static_cast<std::size_t>(n));
     return b;
   };
+  // Appends primitive `p` reading x, with `more` arguments, writing a new `dst` that becomes x.
+  auto append = [&](primitive p, const memory::desc& dst, std::unordered_map<int, memory> more) {
+    memory y(dst, d.eng);
+    more[DNNL_ARG_SRC] = x;
+    more[DNNL_ARG_DST] = y;
+    d.prims.push_back(std::move(p));
+    d.args.push_back(std::move(more));
+    x = y;
+  };
   try {
     for (const types::Operation& op : m.main.operations) {
       const auto& od = operands[op.outputs[0]].dimensions;
@@ -120,13 +129,9 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
           convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct, x.get_desc(), w_md,
                                          b_md, dst_md, {sh, sw}, {ph / 2, pw / 2}, {ph - ph / 2, pw - pw / 2});
           convolution_forward::primitive_desc pd(desc, attr, d.eng);
-          memory y(pd.dst_desc(), d.eng);
-          d.prims.push_back(convolution_forward(pd));
-          d.args.push_back({{DNNL_ARG_SRC, x},
-                            {DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
-                            {DNNL_ARG_BIAS, bias(op.inputs[2], cout)},
-                            {DNNL_ARG_DST, y}});
-          x = y;
+          append(convolution_forward(pd), pd.dst_desc(),
+                 {{DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
+                  {DNNL_ARG_BIAS, bias(op.inputs[2], cout)}});
           break;
         }
         case OperationType::AVERAGE_POOL_2D: {
@@ -135,10 +140,7 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
           pooling_forward::desc desc(prop_kind::forward_inference, algorithm::pooling_avg_exclude_padding, x.get_desc(),
                                      dst_md, {1, 1}, {id[1], id[2]}, {0, 0}, {0, 0});
           pooling_forward::primitive_desc pd(desc, d.eng);
-          memory y(pd.dst_desc(), d.eng);
-          d.prims.push_back(pooling_forward(pd));
-          d.args.push_back({{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
-          x = y;
+          append(pooling_forward(pd), pd.dst_desc(), {});
           break;
         }
         case OperationType::RESHAPE: break;  // the inner product reads the pooled [1, C, 1, 1]
@@ -151,23 +153,16 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
           const memory::desc b_md({units}, b_t, tag::x), dst_md({1, units}, act_t, tag::any);
           inner_product_forward::desc desc(prop_kind::forward_inference, x.get_desc(), w_md, b_md, dst_md);
           inner_product_forward::primitive_desc pd(desc, attr, d.eng);
-          memory y(pd.dst_desc(), d.eng);
-          d.prims.push_back(inner_product_forward(pd));
-          d.args.push_back({{DNNL_ARG_SRC, x},
-                            {DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
-                            {DNNL_ARG_BIAS, bias(op.inputs[2], units)},
-                            {DNNL_ARG_DST, y}});
-          x = y;
+          append(inner_product_forward(pd), pd.dst_desc(),
+                 {{DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
+                  {DNNL_ARG_BIAS, bias(op.inputs[2], units)}});
           break;
         }
         case OperationType::SOFTMAX: {
           if (q) break;  // the quantized models end at the logits (see above)
           softmax_forward::desc desc(prop_kind::forward_inference, x.get_desc(), 1);
           softmax_forward::primitive_desc pd(desc, d.eng);
-          memory y(pd.dst_desc(), d.eng);
-          d.prims.push_back(softmax_forward(pd));
-          d.args.push_back({{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
-          x = y;
+          append(softmax_forward(pd), pd.dst_desc(), {});
           break;
         }
         default: d.error = std::string("no oneDNN translation of ") + std::string(types::to_string(op.type)); return;

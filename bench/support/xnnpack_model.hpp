@@ -14,11 +14,11 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "nnhal/ops/kernels/binary.hpp"
 #include "nnhal/types/model.hpp"
 
 namespace nnhal::bench {
@@ -51,17 +51,6 @@ T scalar(const types::Model& m, std::uint32_t index) {
   T v{};
   std::memcpy(&v, constant_data(m, m.main.operands[index]), sizeof(T));
   return v;
-}
-
-/// A fused activation's output range in real numbers.
-inline std::pair<float, float> activation_range(std::int32_t act) {
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  switch (act) {
-    case 1: return {0.0f, inf};
-    case 2: return {-1.0f, 1.0f};
-    case 3: return {0.0f, 6.0f};
-    default: return {-inf, inf};
-  }
 }
 
 }  // namespace detail
@@ -166,7 +155,7 @@ inline void build_xnn_model(const types::Model& m, xnn_model& x) {
         const auto scheme = detail::scalar<std::int32_t>(m, op.inputs[3]);
         const auto sw = static_cast<std::uint32_t>(detail::scalar<std::int32_t>(m, op.inputs[4]));
         const auto sh = static_cast<std::uint32_t>(detail::scalar<std::int32_t>(m, op.inputs[5]));
-        const auto [lo, hi] = detail::activation_range(detail::scalar<std::int32_t>(m, op.inputs[dw ? 7 : 6]));
+        const auto [lo, hi] = ops::kernels::activation_range_float(detail::scalar<std::int32_t>(m, op.inputs[dw ? 7 : 6]));
         const std::uint32_t flags = scheme == 1 ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
         const std::uint32_t w = value(op.inputs[1]), b = bias(op);
         if (dw)
@@ -179,7 +168,7 @@ inline void build_xnn_model(const types::Model& m, xnn_model& x) {
         break;
       }
       case OperationType::AVERAGE_POOL_2D: {  // over the whole input (implicit, 7 inputs)
-        const auto [lo, hi] = detail::activation_range(detail::scalar<std::int32_t>(m, op.inputs[6]));
+        const auto [lo, hi] = ops::kernels::activation_range_float(detail::scalar<std::int32_t>(m, op.inputs[6]));
         s = xnn_define_global_average_pooling_2d(x.subgraph, lo, hi, in, out, 0);
         break;
       }
@@ -190,7 +179,7 @@ inline void build_xnn_model(const types::Model& m, xnn_model& x) {
         break;
       }
       case OperationType::FULLY_CONNECTED: {
-        const auto [lo, hi] = detail::activation_range(detail::scalar<std::int32_t>(m, op.inputs[3]));
+        const auto [lo, hi] = ops::kernels::activation_range_float(detail::scalar<std::int32_t>(m, op.inputs[3]));
         s = xnn_define_fully_connected(x.subgraph, lo, hi, in, value(op.inputs[1]), bias(op), out, 0);
         break;
       }

@@ -218,14 +218,20 @@ struct case_operands {
   std::vector<tensor> ins;
   tensor out;
 };
-case_operands make_operands(const geometry_case& g, const types_case& t, const quant_choice& q, bool depthwise,
-                            rng& r) {
-  const bool quant = !is_float(t.in);
+/// The random input of a conv-like case (NHWC or NCHW as `g` says).
+tensor make_input(const geometry_case& g, const types_case& t, const quant_choice& q, rng& r) {
   tensor input = make_tensor(t.in,
                              g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
                                     : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
-                             quant ? q.in_scale : 0.0f, q.in_zp);
+                             is_float(t.in) ? 0.0f : q.in_scale, q.in_zp);
   fill(input, r);
+  return input;
+}
+
+case_operands make_operands(const geometry_case& g, const types_case& t, const quant_choice& q, bool depthwise,
+                            rng& r) {
+  const bool quant = !is_float(t.in);
+  const tensor input = make_input(g, t, q, r);
   tensor filter, bias;
   make_filter_bias(t, q, depthwise ? ty::dims_t{1, g.fh, g.fw, g.out_c} : ty::dims_t{g.out_c, g.fh, g.fw, g.in_c},
                    g.out_c, depthwise ? 3 : 0, r, filter, bias);
@@ -401,11 +407,7 @@ TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals
       const std::size_t overlap = std::max<std::size_t>(1, g.fh * g.fw / static_cast<std::size_t>(g.sh * g.sw));
       const quant_choice q = choose_quant(t, g.in_c * overlap, g.out_c, r);
       const bool quant = !is_float(t.in);
-      tensor input = make_tensor(t.in,
-                                 g.nchw ? ty::dims_t{g.batches, g.in_c, g.in_h, g.in_w}
-                                        : ty::dims_t{g.batches, g.in_h, g.in_w, g.in_c},
-                                 quant ? q.in_scale : 0.0f, q.in_zp);
-      fill(input, r);
+      const tensor input = make_input(g, t, q, r);
       tensor filter, bias;
       make_filter_bias(t, q, {g.out_c, g.fh, g.fw, g.in_c}, g.out_c, 0, r, filter, bias);
       std::vector<tensor> ins{input, filter, bias};

@@ -150,7 +150,9 @@ void by_output_bands(const kc::geometry& g, T* acc, exec::parallel_context* par,
 inline void nhwc_f32(const kc::geometry& g, const float* in, const kc::packed_f32& p, const float* bias,
                      kernels::float_range r, float* out, exec::parallel_context* par) {
   const std::size_t oc = g.out_c;
-  const std::vector<float> zeros(p.panels * p.nr, 0.0f);
+  thread_local std::vector<float> zero_bias;  // the caller's; the bands read it through this pointer
+  zero_bias.assign(p.panels * p.nr, 0.0f);
+  const float* const zeros = zero_bias.data();
   constexpr float inf = std::numeric_limits<float>::infinity();
   by_output_bands<float>(
       g, out, par,
@@ -162,7 +164,7 @@ inline void nhwc_f32(const kc::geometry& g, const float* in, const kc::packed_f3
       },
       [&](std::size_t b, std::size_t y0, std::size_t y1, float* products, exec::parallel_context* gpar) {
         const float* a = in + (b * g.in_h + y0) * g.in_w * g.in_c;
-        av::gemm_f32(av::dense_rows<float>{a, g.in_c}, (y1 - y0) * g.in_w, p, zeros.data(), -inf, inf, products, gpar);
+        av::gemm_f32(av::dense_rows<float>{a, g.in_c}, (y1 - y0) * g.in_w, p, zeros, -inf, inf, products, gpar);
       },
       [&](std::size_t first, std::size_t n) {
         if (r.lo > -inf || r.hi < inf)
