@@ -13,6 +13,12 @@
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
 
 #if NNHAL_HAVE_X86_KERNELS
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <optional>
+#include <span>
+#include <vector>
 
 namespace nnhal::ops::kernels::conv::avx512 {
 
@@ -86,9 +92,11 @@ void dw_rows(const geometry& g, const T* in, const T* pad, exec::parallel_contex
 // (MobileNet v1/v2 and most other depthwise networks). Eight output pixels side by side
 // read 7 * stride + 3 input columns per filter row; each column is loaded once and
 // multiplied by every tap that uses it (up to three), with the filter's taps held in
-// registers, instead of one load per tap and pixel. Columns and rows outside the input
-// are masked out of the loads, so one loop serves the border pixels too. Float32 uses them
-// at both strides, quant8 at stride 1 (see depthwise_q8_nhwc).
+// registers, instead of one load per tap and pixel. Border passes either read input rows
+// copied with their left and right padding (dw3_padded_rows: every pass then loads whole
+// columns, with no per-column test), or read the input in place with the columns outside
+// masked out (dw3_columns), which costs float32 less than the copy (see
+// depthwise_f32_nhwc).
 // ---------------------------------------------------------------------------------
 
 /// Output pixels per pass of the 3x3 kernels, and the input columns such a pass reads.
@@ -102,46 +110,120 @@ inline bool dw3_applies(const geometry& g) {
 }
 
 /// One pass of the 3x3 kernels: output pixels [ox0, ox0 + n) of one output row, whose
-/// filter rows read `rows` (null: the row lies in the padding). Input column j of the
-/// pass is column ix0 + j of the input; `interior` when all dw3_cols of them exist.
+/// filter rows read `rows` (null: the row lies in the padding; `pad_row`, with padded
+/// rows, is a row of padding values for kernels that read it). A pass reads dw3_cols
+/// columns of every row, also when n < dw3_px: when `interior`, those from column `col`
+/// of `rows` on; otherwise (input rows read in place only) input columns from ix0 on, some
+/// outside the input.
 template <class T>
 struct dw3_pass {
   std::array<const T*, 3> rows{};
-  std::size_t ox0 = 0, n = 0;
+  const T* pad_row = nullptr;
+  std::size_t ox0 = 0, n = 0, col = 0;
   std::int64_t ix0 = 0;
-  bool interior = false;
+  bool interior = true;
+};
+
+/// Input rows with their padding, for one thread's output rows in increasing order:
+/// padded column j holds input column j - pad_left, or `pad` outside the input, for every
+/// column a pass reads. Keeps the last few rows, so with stride 1 each output row copies
+/// one new input row.
+template <class T>
+class dw3_padded_rows {
+ public:
+  dw3_padded_rows(const geometry& g, const T* in, T pad) : g_(g), in_(in), pad_(pad) {
+    const std::size_t passes = (std::size_t{g.out_w} + dw3_px - 1) / dw3_px;
+    width_ = ((passes * dw3_px - 1) * static_cast<std::size_t>(g.stride_w) + 3) * g.in_c;
+    // Kept per thread (this runs on the worker), so an execution allocates nothing.
+    thread_local std::vector<T> storage;
+    if (storage.size() < (slots + 1) * width_) storage.resize((slots + 1) * width_);
+    buf_ = storage.data();
+    std::fill(buf_ + slots * width_, buf_ + (slots + 1) * width_, pad_);
+  }
+  /// Padded input row iy of batch b; null when iy is in the padding.
+  const T* row(std::size_t b, std::int64_t iy, std::span<const std::int64_t, 3> needed) {
+    if (iy < 0 || iy >= std::int64_t{g_.in_h}) return nullptr;
+    const std::int64_t tag = static_cast<std::int64_t>(b) * g_.in_h + iy;
+    std::size_t s = slots;
+    for (std::size_t i = 0; i < slots; ++i)
+      if (tags_[i] == tag) return buf_ + i * width_;
+    // Replace a row this output row does not read: the slots hold distinct tags, so at most
+    // three of them are needed and one of the four is free.
+    for (std::size_t i = 0; i < slots && s == slots; ++i)
+      if (std::find(needed.begin(), needed.end(), tags_[i]) == needed.end()) s = i;
+    tags_[s] = tag;
+    T* dst = buf_ + s * width_;
+    const std::size_t ch = g_.in_c;
+    const std::int64_t cols = static_cast<std::int64_t>(width_ / ch);
+    const std::int64_t lead = std::clamp<std::int64_t>(g_.pad_left, 0, cols);        // padded columns before the input
+    const std::int64_t first = std::max<std::int64_t>(0, -std::int64_t{g_.pad_left});  // first input column copied
+    const std::int64_t copied = std::clamp<std::int64_t>(std::int64_t{g_.in_w} - first, 0, cols - lead);
+    const T* src = in_ + ((b * g_.in_h + static_cast<std::size_t>(iy)) * g_.in_w + static_cast<std::size_t>(first)) * ch;
+    std::fill(dst, dst + lead * ch, pad_);
+    std::copy(src, src + copied * ch, dst + lead * ch);
+    std::fill(dst + (lead + copied) * ch, dst + width_, pad_);
+    return dst;
+  }
+  /// A padded row of padding values.
+  const T* pad_row() const { return buf_ + slots * width_; }
+
+ private:
+  static constexpr std::size_t slots = 4;
+  const geometry& g_;
+  const T* in_;
+  T pad_;
+  std::size_t width_ = 0;  // elements of one padded row
+  T* buf_ = nullptr;  // slots rows, then the row of padding values
+  static constexpr std::int64_t empty = std::numeric_limits<std::int64_t>::min();  // never a row's tag
+  std::array<std::int64_t, slots> tags_{empty, empty, empty, empty};
 };
 
 /// Runs pass(p, out_row) over every pass of every output row (rows in parallel when
-/// `par` has workers); out_row is the output row's first element.
+/// `par` has workers); out_row is the output row's first element. With `padded`, passes
+/// read rows copied with their padding columns (of value `pad`) and are all interior;
+/// otherwise they read the input rows in place.
 template <class T, class Pass>
-void dw3_passes(const geometry& g, const T* in, T* out, exec::parallel_context* par, Pass&& pass) {
-  const std::size_t row_len = std::size_t{g.in_w} * g.in_c, out_row = std::size_t{g.out_w} * g.out_c;
+void dw3_passes(const geometry& g, const T* in, T* out, bool padded, T pad, exec::parallel_context* par,
+                Pass&& pass) {
+  const std::size_t out_row = std::size_t{g.out_w} * g.out_c, row_len = std::size_t{g.in_w} * g.in_c;
   const std::int64_t cols = static_cast<std::int64_t>(g.stride_w == 1 ? dw3_cols<1> : dw3_cols<2>);
   for_blocks(std::size_t{g.batches} * g.out_h, 1, par, [&](std::size_t r0, std::size_t r1) {
+    std::optional<dw3_padded_rows<T>> copies;
+    dw3_pass<T> p;
+    if (padded) p.pad_row = copies.emplace(g, in, pad).pad_row();
     for (std::size_t r = r0; r < r1; ++r) {
       const std::size_t b = r / g.out_h, oy = r % g.out_h;
-      dw3_pass<T> p;
+      std::array<std::int64_t, 3> iy{}, needed{};
       bool all_rows = true;
       for (std::size_t ky = 0; ky < 3; ++ky) {
-        const std::int64_t iy = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top +
-                                static_cast<std::int64_t>(ky) * g.dil_h;
-        const bool inside = iy >= 0 && iy < g.in_h;
-        p.rows[ky] = inside ? in + (b * g.in_h + static_cast<std::size_t>(iy)) * row_len : nullptr;
-        all_rows = all_rows && inside;
+        iy[ky] = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top + static_cast<std::int64_t>(ky) * g.dil_h;
+        needed[ky] = static_cast<std::int64_t>(b) * g.in_h + iy[ky];
+        all_rows = all_rows && iy[ky] >= 0 && iy[ky] < std::int64_t{g.in_h};
+      }
+      for (std::size_t ky = 0; ky < 3; ++ky) {
+        const bool inside = iy[ky] >= 0 && iy[ky] < std::int64_t{g.in_h};
+        p.rows[ky] = copies                ? copies->row(b, iy[ky], needed)
+                     : inside             ? in + (b * g.in_h + static_cast<std::size_t>(iy[ky])) * row_len
+                                          : nullptr;
       }
       for (p.ox0 = 0; p.ox0 < g.out_w; p.ox0 += dw3_px) {
         p.n = std::min<std::size_t>(dw3_px, g.out_w - p.ox0);
-        p.ix0 = static_cast<std::int64_t>(p.ox0) * g.stride_w - g.pad_left;
-        p.interior = all_rows && p.ix0 >= 0 && p.ix0 + cols <= std::int64_t{g.in_w};
+        if (copies) {
+          p.col = p.ox0 * static_cast<std::size_t>(g.stride_w);
+        } else {
+          p.ix0 = static_cast<std::int64_t>(p.ox0) * g.stride_w - g.pad_left;
+          p.interior = all_rows && p.ix0 >= 0 && p.ix0 + cols <= std::int64_t{g.in_w};
+          p.col = p.interior ? static_cast<std::size_t>(p.ix0) : 0;
+        }
         pass(p, out + r * out_row);
       }
     }
   });
 }
 
-/// Where column j of a border pass loads from (an offset into its row, a valid one when
-/// the column is outside) and which of the channel lanes `m` it keeps (none outside).
+/// Where column j of a pass over input rows in place loads from (an offset into its row,
+/// a valid one when the column is outside) and which of the channel lanes it keeps (none
+/// outside).
 template <std::size_t Cols, class T>
 struct dw3_columns {
   std::array<std::size_t, Cols> at{};
@@ -245,8 +327,8 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_column(__m512 x, const __m512* w, __m512
   if constexpr (dw3_uses<S, J, 2>) acc[dw3_pixel<S, J, 2>] = _mm512_fmadd_ps(x, w[2], acc[dw3_pixel<S, J, 2>]);
 }
 
-/// Channels [c, c + 16) under `m` of one float32 3x3 pass; `cols` describes a border
-/// pass's columns (Interior false). Rows in the padding add nothing and are skipped.
+/// Channels [c, c + 16) under `m` of one float32 3x3 pass; `cols` describes the columns
+/// of a pass that is not interior. Rows in the padding add nothing and are skipped.
 template <unsigned S, bool Interior, std::size_t... J>
 NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw3_columns<dw3_cols<S>, float>* cols,
                                               std::size_t ch, std::size_t c, __mmask16 m, const float* w, __m512 bias,
@@ -262,7 +344,7 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw
     const __m512 wk[3] = {_mm512_maskz_loadu_ps(m, wr), _mm512_maskz_loadu_ps(m, wr + ch),
                           _mm512_maskz_loadu_ps(m, wr + 2 * ch)};
     if constexpr (Interior) {
-      const float* x = row + static_cast<std::size_t>(p.ix0) * ch + c;
+      const float* x = row + p.col * ch + c;
       (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m, x + J * ch), wk, acc), ...);
     } else {
       (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m & cols->keep[J], row + cols->at[J] + c), wk, acc), ...);
@@ -301,7 +383,12 @@ inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* 
                                float hi, float* out, exec::parallel_context* par) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.out_c;
   if (dw3_applies(g)) {
-    dw3_passes(g, in, out, par, [&](const dw3_pass<float>& p, float* row) {
+    // Float32 reads its input in place: its border passes cost little more than interior
+    // ones (a masked load folds into the FMA as a full one does), less than copying the
+    // rows (conv_bench, one thread, MobileNet's layers from 112x112x32 to 14x14x512:
+    // 101-118 us in place vs 106-128 copied at stride 1, 51-59 vs 76 us at 56x56x128
+    // stride 2).
+    dw3_passes(g, in, out, false, 0.0f, par, [&](const dw3_pass<float>& p, float* row) {
       if (g.stride_w == 1) dw3_f32_pass<1>(p, g.in_w, ch, w, bias, lo, hi, row + p.ox0 * ch);
       else dw3_f32_pass<2>(p, g.in_w, ch, w, bias, lo, hi, row + p.ox0 * ch);
     });
@@ -446,11 +533,10 @@ NNHAL_TARGET_AVX512 inline __m512i dw3_pair(__m128i row0, __m128i row1) {
 }
 
 /// Channels [c, c + 16) under `m` of one quant8 3x3 pass. Taps in the padding read the
-/// input zero point `zx`, as the reference's; `any_row` is a valid row for their address.
-template <unsigned St, bool Interior, class S, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<S>& p, const dw3_columns<dw3_cols<St>, S>* cols,
-                                                 const S* any_row, std::size_t ch, std::size_t c, __mmask16 m,
-                                                 const std::int32_t* wp, const q8_epilogue& e, __m128i zx, S* out,
+/// input zero point, as the reference's (the pass's padding values).
+template <unsigned St, class S, std::size_t... J>
+NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<S>& p, std::size_t ch, std::size_t c, __mmask16 m,
+                                                 const std::int32_t* wp, const q8_epilogue& e, S* out,
                                                  std::index_sequence<J...>) {
   const __m512i init = _mm512_loadu_si512(e.offset.data() + c);
   __m512i acc[dw3_px];
@@ -460,24 +546,14 @@ NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<S>& p, const dw
                           _mm512_maskz_loadu_epi32(m, wp + 2 * ch + c)};
   const __m512i w2[3] = {_mm512_maskz_loadu_epi32(m, wp + 3 * ch + c), _mm512_maskz_loadu_epi32(m, wp + 4 * ch + c),
                          _mm512_maskz_loadu_epi32(m, wp + 5 * ch + c)};
-  if constexpr (Interior) {
-    const std::size_t at = static_cast<std::size_t>(p.ix0) * ch + c;
-    const S *x0 = p.rows[0] + at, *x1 = p.rows[1] + at, *x2 = p.rows[2] + at;
-    (dw3_q8_column<St, J>(dw3_pair<S>(_mm_maskz_loadu_epi8(m, x0 + J * ch), _mm_maskz_loadu_epi8(m, x1 + J * ch)),
-                          w01, acc),
-     ...);
-    (dw3_q8_column<St, J>(widen_x16<S>(_mm_maskz_loadu_epi8(m, x2 + J * ch)), w2, acc), ...);
-  } else {
-    const __mmask16 k0 = p.rows[0] ? m : 0, k1 = p.rows[1] ? m : 0, k2 = p.rows[2] ? m : 0;
-    const S *r0 = p.rows[0] ? p.rows[0] : any_row, *r1 = p.rows[1] ? p.rows[1] : any_row,
-            *r2 = p.rows[2] ? p.rows[2] : any_row;
-    (dw3_q8_column<St, J>(dw3_pair<S>(_mm_mask_loadu_epi8(zx, k0 & cols->keep[J], r0 + cols->at[J] + c),
-                                      _mm_mask_loadu_epi8(zx, k1 & cols->keep[J], r1 + cols->at[J] + c)),
-                          w01, acc),
-     ...);
-    (dw3_q8_column<St, J>(widen_x16<S>(_mm_mask_loadu_epi8(zx, k2 & cols->keep[J], r2 + cols->at[J] + c)), w2, acc),
-     ...);
-  }
+  const std::size_t at = p.col * ch + c;
+  const S* x0 = (p.rows[0] ? p.rows[0] : p.pad_row) + at;
+  const S* x1 = (p.rows[1] ? p.rows[1] : p.pad_row) + at;
+  const S* x2 = (p.rows[2] ? p.rows[2] : p.pad_row) + at;
+  (dw3_q8_column<St, J>(dw3_pair<S>(_mm_maskz_loadu_epi8(m, x0 + J * ch), _mm_maskz_loadu_epi8(m, x1 + J * ch)), w01,
+                        acc),
+   ...);
+  (dw3_q8_column<St, J>(widen_x16<S>(_mm_maskz_loadu_epi8(m, x2 + J * ch)), w2, acc), ...);
   const q8_lanes lanes(e, c);
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < dw3_px; ++i)
@@ -486,30 +562,24 @@ NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<S>& p, const dw
 
 /// One quant8 3x3 pass over every channel; `wp` the filter as dw_q8_filter::pairs3.
 template <unsigned St, class S>
-NNHAL_TARGET_AVX512_VNNI void dw3_q8_pass(const dw3_pass<S>& p, const S* any_row, std::int64_t in_w, std::size_t ch,
-                                         const std::int32_t* wp, const q8_epilogue& e, S zx, S* out) {
+NNHAL_TARGET_AVX512_VNNI void dw3_q8_pass(const dw3_pass<S>& p, std::size_t ch, const std::int32_t* wp,
+                                         const q8_epilogue& e, S* out) {
   constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
-  const __m128i vzx = _mm_set1_epi8(static_cast<char>(zx));
-  if (p.interior) {
-    for (std::size_t c = 0; c < ch; c += 16)
-      dw3_q8_block<St, true, S>(p, nullptr, any_row, ch, c, lanes_mask(ch - c), wp, e, vzx, out, seq);
-    return;
-  }
-  const dw3_columns<dw3_cols<St>, S> cols(p, in_w, ch);
-  for (std::size_t c = 0; c < ch; c += 16)
-    dw3_q8_block<St, false, S>(p, &cols, any_row, ch, c, lanes_mask(ch - c), wp, e, vzx, out, seq);
+  for (std::size_t c = 0; c < ch; c += 16) dw3_q8_block<St, S>(p, ch, c, lanes_mask(ch - c), wp, e, out, seq);
 }
 
 template <class S>
 void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, const q8_epilogue& e, S in_zp, S* out,
                        exec::parallel_context* par) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.out_c;
-  // Horizontal stride 2 stays on the kernel below: there the 3x3 kernel's column loads
-  // save less than its int16 pairing costs (MobileNet's 112x112x64 layer, qu8: 70 us vs
-  // 64 us; stride 1 at 56x56x128: 103 us vs 125 us; conv_bench, one thread).
-  if (dw3_applies(g) && g.stride_w == 1 && !f.pairs3.empty() && simd::cpu().avx512_vnni) {
-    dw3_passes(g, in, out, par, [&](const dw3_pass<S>& p, S* row) {
-      dw3_q8_pass<1>(p, in, g.in_w, ch, f.pairs3.data(), e, in_zp, row + p.ox0 * ch);
+  // The 3x3 kernels read rows copied with their padding: their border passes, masked,
+  // cost twice an interior one (MobileNet's 56x56x128 layer, qu8: 143 us with masks, 101
+  // copied; conv_bench, one thread). Stride 2 copies as many input rows and gains less
+  // (14x14x512: 11.8 -> 9.5 us; 112x112x64: 63.5 -> 66).
+  if (dw3_applies(g) && !f.pairs3.empty() && simd::cpu().avx512_vnni) {
+    dw3_passes(g, in, out, true, in_zp, par, [&](const dw3_pass<S>& p, S* row) {
+      if (g.stride_w == 1) dw3_q8_pass<1>(p, ch, f.pairs3.data(), e, row + p.ox0 * ch);
+      else dw3_q8_pass<2>(p, ch, f.pairs3.data(), e, row + p.ox0 * ch);
     });
     return;
   }
