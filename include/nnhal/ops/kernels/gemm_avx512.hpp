@@ -682,26 +682,72 @@ inline std::uint32_t load_u32(const std::uint8_t* p, std::size_t n = 4) noexcept
 
 /// The requantization of channels [c, c + 16), loaded once into registers and applied to
 /// every row's accumulators of those channels.
+///
+/// Without left shifts (every multiplier below 1) it rounds once. The fixed-point multiply
+/// rounds the 64-bit product p = v * mantissa to h = floor((p + 2^30) / 2^31); dividing by
+/// 2^r (r = right > 0), ties away from zero, gives floor((h + 2^(r-1) - [h < 0]) / 2^r).
+/// Nested floors of integers merge (floor((floor(a / m) + k) / n) = floor((a + k m) /
+/// (m n))), so q = floor((p + 2^30 + 2^(30+r) - [h < 0] 2^31) / 2^(31+r)); [h < 0] may be
+/// read as [p < 0], as they differ only for p in [-2^30, 0), where h = 0 and both give
+/// q = 0. With r = 0, q = h. |p| < 2^62: nothing overflows. The even and the odd lanes'
+/// products are 64-bit lanes of their own, so each constant comes in an even and an odd
+/// vector, derived from `right` here (loading them would take more cache than the
+/// epilogue's other arrays together).
 struct q8_lanes {
   __m512i mantissa, left, right, rmask, rhalf, zp, lo, hi;
+  __m512i mantissa_odd, add_even, add_odd, sub_even, sub_odd, shift_even, shift_odd;
   bool any_left;
+  /// `c` a multiple of 16.
   NNHAL_TARGET_AVX512 q8_lanes(const q8_epilogue& e, std::size_t c)
       : mantissa(_mm512_loadu_si512(e.mantissa.data() + c)),
-        left(_mm512_loadu_si512(e.left.data() + c)),
         right(_mm512_loadu_si512(e.right.data() + c)),
-        rmask(_mm512_loadu_si512(e.round_mask.data() + c)),
-        rhalf(_mm512_loadu_si512(e.round_half.data() + c)),
         zp(_mm512_set1_epi32(e.out_zp)),
         lo(_mm512_set1_epi32(e.lo)),
         hi(_mm512_set1_epi32(e.hi)),
-        any_left(e.any_left) {}
+        any_left(e.any_left) {
+    using simd::avx512::all8;
+    if (any_left) {
+      left = _mm512_loadu_si512(e.left.data() + c);
+      rmask = _mm512_loadu_si512(e.round_mask.data() + c);
+      rhalf = _mm512_loadu_si512(e.round_half.data() + c);
+      mantissa_odd = add_even = add_odd = sub_even = sub_odd = shift_even = shift_odd = _mm512_setzero_si512();
+      return;
+    }
+    left = rmask = rhalf = _mm512_setzero_si512();
+    mantissa_odd = _mm512_maskz_srli_epi64(all8, mantissa, 32);
+    derive(_mm512_maskz_mov_epi32(0x5555, right), add_even, sub_even, shift_even);
+    derive(_mm512_maskz_srli_epi64(all8, right, 32), add_odd, sub_odd, shift_odd);
+  }
+
+  /// The rounding constants of 64-bit lanes whose right shifts are `r`.
+  NNHAL_TARGET_AVX512 static void derive(__m512i r, __m512i& add, __m512i& sub, __m512i& shift) {
+    const __m512i half = _mm512_set1_epi64(std::int64_t{1} << 30);
+    const __mmask8 rounds = _mm512_test_epi64_mask(r, r);  // r > 0
+    shift = _mm512_add_epi64(r, _mm512_set1_epi64(31));
+    add = _mm512_mask_add_epi64(half, rounds, half, _mm512_maskz_sllv_epi64(simd::avx512::all8, half, r));
+    sub = _mm512_maskz_mov_epi64(rounds, _mm512_set1_epi64(std::int64_t{1} << 31));
+  }
+
+  /// v times each lane's multiplier (below 1), rounded as quant::apply_multiplier does:
+  /// (p + add - [p < 0] sub) >> shift on the even and the odd lanes' 64-bit products, their
+  /// low halves interleaved back.
+  NNHAL_TARGET_AVX512 __m512i scaled(__m512i v) const {
+    using simd::avx512::all8;
+    const __m512i pe = _mm512_maskz_mul_epi32(all8, v, mantissa);
+    const __m512i po = _mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, v, 32), mantissa_odd);
+    __m512i te = _mm512_add_epi64(pe, add_even), to = _mm512_add_epi64(po, add_odd);
+    te = _mm512_mask_sub_epi64(te, _mm512_movepi64_mask(pe), te, sub_even);
+    to = _mm512_mask_sub_epi64(to, _mm512_movepi64_mask(po), to, sub_odd);
+    const __m512i pick = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
+    return _mm512_maskz_permutex2var_epi32(simd::avx512::all16, _mm512_maskz_srav_epi64(all8, te, shift_even), pick,
+                                           _mm512_maskz_srav_epi64(all8, to, shift_odd));
+  }
 
   /// Requantizes 16 accumulators and stores the lanes in `mask` as S.
   template <class S>
   NNHAL_TARGET_AVX512 void store(S* o, __mmask16 mask, __m512i v) const {
     using namespace simd::avx512;
-    v = any_left ? apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf)
-                 : apply_multiplier_lanes<false>(v, mantissa, right, right, rmask, rhalf);
+    v = any_left ? apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf) : scaled(v);
     v = _mm512_add_epi32(v, zp);
     v = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, v, lo), hi);
     _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(all16, v));
