@@ -94,9 +94,9 @@ void dw_rows(const geometry& g, const T* in, const T* pad, exec::parallel_contex
 // multiplied by every tap that uses it (up to three), with the filter's taps held in
 // registers, instead of one load per tap and pixel. Border passes either read input rows
 // copied with their left and right padding (dw3_padded_rows: every pass then loads whole
-// columns, with no per-column test), or read the input in place with the columns outside
-// masked out (dw3_columns), which costs float32 less than the copy (see
-// depthwise_f32_nhwc).
+// columns, with no per-column test), or read the input in place, a border pass skipping
+// the columns outside (a test per column, the same for every channel block), which costs
+// float32 less than the copy (see depthwise_f32_nhwc).
 // ---------------------------------------------------------------------------------
 
 /// Output pixels per pass of the 3x3 kernels, and the input columns such a pass reads.
@@ -113,14 +113,15 @@ inline bool dw3_applies(const geometry& g) {
 /// filter rows read `rows` (null: the row lies in the padding; `pad_row`, with padded
 /// rows, is a row of padding values for kernels that read it). A pass reads dw3_cols
 /// columns of every row, also when n < dw3_px: when `interior`, those from column `col`
-/// of `rows` on; otherwise (input rows read in place only) input columns from ix0 on, some
-/// outside the input.
+/// of `rows` on; otherwise (input rows read in place only) input columns from ix0 on, of
+/// which pass columns [inside_lo, inside_hi) lie inside the input.
 template <class T>
 struct dw3_pass {
   std::array<const T*, 3> rows{};
   const T* pad_row = nullptr;
   std::size_t ox0 = 0, n = 0, col = 0;
   std::int64_t ix0 = 0;
+  std::size_t inside_lo = 0, inside_hi = 0;
   bool interior = true;
 };
 
@@ -214,29 +215,14 @@ void dw3_passes(const geometry& g, const T* in, T* out, bool padded, T pad, exec
           p.ix0 = static_cast<std::int64_t>(p.ox0) * g.stride_w - g.pad_left;
           p.interior = all_rows && p.ix0 >= 0 && p.ix0 + cols <= std::int64_t{g.in_w};
           p.col = p.interior ? static_cast<std::size_t>(p.ix0) : 0;
+          p.inside_lo = static_cast<std::size_t>(std::clamp<std::int64_t>(-p.ix0, 0, cols));
+          p.inside_hi = std::max(p.inside_lo, static_cast<std::size_t>(std::clamp<std::int64_t>(g.in_w - p.ix0, 0, cols)));
         }
         pass(p, out + r * out_row);
       }
     }
   });
 }
-
-/// Where column j of a pass over input rows in place loads from (an offset into its row,
-/// a valid one when the column is outside) and which of the channel lanes it keeps (none
-/// outside).
-template <std::size_t Cols, class T>
-struct dw3_columns {
-  std::array<std::size_t, Cols> at{};
-  std::array<__mmask16, Cols> keep{};
-  dw3_columns(const dw3_pass<T>& p, std::int64_t in_w, std::size_t ch) {
-    for (std::size_t j = 0; j < Cols; ++j) {
-      const std::int64_t col = p.ix0 + static_cast<std::int64_t>(j);
-      const bool inside = col >= 0 && col < in_w;
-      at[j] = inside ? static_cast<std::size_t>(col) * ch : 0;
-      keep[j] = inside ? __mmask16(0xFFFF) : __mmask16(0);
-    }
-  }
-};
 
 /// Output pixel and tap of input column J when it is read through tap column Kx:
 /// p * S + Kx == J with p in [0, dw3_px).
@@ -327,12 +313,22 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_column(__m512 x, const __m512* w, __m512
   if constexpr (dw3_uses<S, J, 2>) acc[dw3_pixel<S, J, 2>] = _mm512_fmadd_ps(x, w[2], acc[dw3_pixel<S, J, 2>]);
 }
 
-/// Channels [c, c + 16) under `m` of one float32 3x3 pass; `cols` describes the columns
-/// of a pass that is not interior. Rows in the padding add nothing and are skipped.
+/// Column J of a border pass (see dw3_pass), when it lies inside the input; `row` the
+/// input row.
+template <unsigned S, std::size_t J>
+NNHAL_TARGET_AVX512 inline void dw3_f32_border_column(const dw3_pass<float>& p, const float* row, std::size_t ch,
+                                                      std::size_t c, __mmask16 m, const __m512* w, __m512* acc) {
+  if (J < p.inside_lo || J >= p.inside_hi) return;
+  const auto col = static_cast<std::size_t>(p.ix0 + static_cast<std::int64_t>(J));
+  dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m, row + col * ch + c), w, acc);
+}
+
+/// Channels [c, c + 16) under `m` of one float32 3x3 pass. Rows in the padding add
+/// nothing and are skipped.
 template <unsigned S, bool Interior, std::size_t... J>
-NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw3_columns<dw3_cols<S>, float>* cols,
-                                              std::size_t ch, std::size_t c, __mmask16 m, const float* w, __m512 bias,
-                                              __m512 lo, __m512 hi, float* out, std::index_sequence<J...>) {
+NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, std::size_t ch, std::size_t c, __mmask16 m,
+                                              const float* w, __m512 bias, __m512 lo, __m512 hi, float* out,
+                                              std::index_sequence<J...>) {
   __m512 acc[dw3_px];
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < dw3_px; ++i) acc[i] = bias;
@@ -347,7 +343,7 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw
       const float* x = row + p.col * ch + c;
       (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m, x + J * ch), wk, acc), ...);
     } else {
-      (dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m & cols->keep[J], row + cols->at[J] + c), wk, acc), ...);
+      (dw3_f32_border_column<S, J>(p, row, ch, c, m, wk, acc), ...);
     }
   }
   // A constant trip count keeps acc[] in registers (a variable bound would put it in memory).
@@ -361,21 +357,15 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, const dw
 
 /// One float32 3x3 pass over every channel; `out` is the pass's first output pixel.
 template <unsigned S>
-NNHAL_TARGET_AVX512 void dw3_f32_pass(const dw3_pass<float>& p, std::int64_t in_w, std::size_t ch, const float* w,
-                                      const float* bias, float lo, float hi, float* out) {
+NNHAL_TARGET_AVX512 void dw3_f32_pass(const dw3_pass<float>& p, std::size_t ch, const float* w, const float* bias,
+                                      float lo, float hi, float* out) {
   constexpr auto seq = std::make_index_sequence<dw3_cols<S>>{};
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-  if (p.interior) {
-    for (std::size_t c = 0; c < ch; c += 16) {
-      const __mmask16 m = lanes_mask(ch - c);
-      dw3_f32_block<S, true>(p, nullptr, ch, c, m, w, _mm512_maskz_loadu_ps(m, bias + c), vlo, vhi, out, seq);
-    }
-    return;
-  }
-  const dw3_columns<dw3_cols<S>, float> cols(p, in_w, ch);
   for (std::size_t c = 0; c < ch; c += 16) {
     const __mmask16 m = lanes_mask(ch - c);
-    dw3_f32_block<S, false>(p, &cols, ch, c, m, w, _mm512_maskz_loadu_ps(m, bias + c), vlo, vhi, out, seq);
+    const __m512 b = _mm512_maskz_loadu_ps(m, bias + c);
+    if (p.interior) dw3_f32_block<S, true>(p, ch, c, m, w, b, vlo, vhi, out, seq);
+    else dw3_f32_block<S, false>(p, ch, c, m, w, b, vlo, vhi, out, seq);
   }
 }
 
@@ -389,8 +379,8 @@ inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* 
     // 101-118 us in place vs 106-128 copied at stride 1, 51-59 vs 76 us at 56x56x128
     // stride 2).
     dw3_passes(g, in, out, false, 0.0f, par, [&](const dw3_pass<float>& p, float* row) {
-      if (g.stride_w == 1) dw3_f32_pass<1>(p, g.in_w, ch, w, bias, lo, hi, row + p.ox0 * ch);
-      else dw3_f32_pass<2>(p, g.in_w, ch, w, bias, lo, hi, row + p.ox0 * ch);
+      if (g.stride_w == 1) dw3_f32_pass<1>(p, ch, w, bias, lo, hi, row + p.ox0 * ch);
+      else dw3_f32_pass<2>(p, ch, w, bias, lo, hi, row + p.ox0 * ch);
     });
     return;
   }
