@@ -25,6 +25,7 @@
 #include "nnhal/exec/parallel.hpp"
 #include "nnhal/exec/scheduler.hpp"
 #include "nnhal/ops/families/conv.hpp"
+#include "support/buffer.hpp"
 #include "support/machine.hpp"
 
 #include "support/xnnpack_run.hpp"
@@ -113,12 +114,17 @@ std::vector<float> channel_scales(std::uint32_t n) {
   return s;
 }
 
+/// A tensor's storage: page aligned (see support/buffer.hpp), like the runtime's shared
+/// memory a driver is handed.
+template <class T>
+using tensor_vector = std::vector<T, aligned64_allocator<T>>;
+
 /// Random bytes / floats of a case's tensors (the same seed for every library).
 struct case_data {
-  std::vector<std::uint8_t> input, filter, output;
-  std::vector<float> input_f, filter_f, bias_f, output_f;
-  std::vector<types::float16> input_h, filter_h, bias_h, output_h;  // float16: the float values rounded
-  std::vector<std::int32_t> bias_q;
+  tensor_vector<std::uint8_t> input, filter, output;
+  tensor_vector<float> input_f, filter_f, bias_f, output_f;
+  tensor_vector<types::float16> input_h, filter_h, bias_h, output_h;  // float16: the float values rounded
+  tensor_vector<std::int32_t> bias_q;
   std::vector<float> scales;
 };
 case_data make_data(const layer& l, dtype d) {
@@ -440,11 +446,11 @@ types::sig::operand_desc tensor_of(OperandType type, std::span<const std::uint32
 std::size_t element_bytes(dtype d) { return d == dtype::f32 ? 4 : d == dtype::f16 ? 2 : 1; }
 
 /// The same random numbers as `d`'s elements: floats in [-amp, amp), float16 of them, or bytes.
-std::vector<std::byte> random_tensor(std::size_t n, dtype d, float amp, std::uint32_t seed) {
+byte_buffer random_tensor(std::size_t n, dtype d, float amp, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> real(-amp, amp);
   std::uniform_int_distribution<int> byte(0, 255);
-  std::vector<std::byte> v(n * element_bytes(d));
+  byte_buffer v(n * element_bytes(d));
   for (std::size_t i = 0; i < n; ++i) {
     if (d == dtype::f32) {
       const float f = real(rng);
@@ -476,11 +482,11 @@ const float mm_out_scale = static_cast<float>(mm_x_scale * mm_y_scale * 40.0 * s
 
 /// Operands of the case as `d` values, the same random numbers for every library.
 struct matmul_data {
-  std::vector<std::byte> x, y, out;
+  byte_buffer x, y, out;
 };
 matmul_data make_matmul(dtype d) {
   return {random_tensor(std::size_t{mm_m} * mm_k, d, 1.0f, 11), random_tensor(std::size_t{mm_k} * mm_n, d, 1.0f, 12),
-          std::vector<std::byte>(std::size_t{mm_m} * mm_n * element_bytes(d))};
+          byte_buffer(std::size_t{mm_m} * mm_n * element_bytes(d))};
 }
 
 void matmul_nnhal(benchmark::State& state, dtype d, bool reference, std::size_t cores) {
@@ -531,7 +537,7 @@ void matmul_xnnpack(benchmark::State& state, dtype d, std::size_t cores) {
   matmul_data m = make_matmul(d);
   // Fully connected computes x W^T: W is input1 transposed, [n][k].
   const std::size_t es = element_bytes(d);
-  std::vector<std::byte> wt(m.y.size());
+  byte_buffer wt(m.y.size());
   for (std::size_t i = 0; i < mm_k; ++i)
     for (std::size_t j = 0; j < mm_n; ++j) std::memcpy(wt.data() + (j * mm_k + i) * es, m.y.data() + (i * mm_n + j) * es, es);
   xnn_operator_t o = nullptr;
@@ -571,7 +577,7 @@ constexpr double tc_ops = 2.0 * tc_in * tc_in * tc_cin * tc_k * tc_k * tc_cout;
 const float tc_out_scale = static_cast<float>(in_scale * w_scale * 40.0 * std::sqrt(4.0 * tc_cin));
 
 struct transpose_conv_data {
-  std::vector<std::byte> input, filter, bias, output;
+  byte_buffer input, filter, bias, output;
 };
 transpose_conv_data make_transpose_conv(dtype d) {
   transpose_conv_data t;
