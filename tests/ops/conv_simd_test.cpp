@@ -496,53 +496,63 @@ TEST_CASE("apply_multiplier_lanes equals the scalar apply_multiplier in every la
   }
 }
 
+template <class S>
 NNHAL_TARGET_AVX512 void store_lanes(const ops::kernels::conv::avx512::q8_epilogue& e, std::size_t c,
-                                     const std::int32_t* acc, std::int8_t* out, std::int32_t* scaled) {
+                                     const std::int32_t* acc, S* out, std::int32_t* scaled) {
   const ops::kernels::conv::avx512::q8_lanes lanes(e, c);
   lanes.store(out, 0xFFFF, _mm512_loadu_si512(acc));
   if (!e.any_left) _mm512_storeu_si512(scaled, lanes.scaled(_mm512_loadu_si512(acc)));
 }
 
+template <class S>
+void check_q8_lanes(rng& r, int n) {
+  namespace q = nnhal::ops::quant;
+  namespace av = ops::kernels::conv::avx512;
+  constexpr std::int32_t tmin = std::numeric_limits<S>::min(), tmax = std::numeric_limits<S>::max();
+  constexpr std::size_t channels = 48;
+  ops::kernels::conv::requant rq;
+  const bool small_only = n % 2 == 0;  // every multiplier below 1: one rounding of the product
+  for (std::size_t c = 0; c < channels; ++c)
+    rq.multipliers.push_back(q::quantize_multiplier(
+        std::ldexp(static_cast<double>(r.real(0.5f, 1.0f)), r.uniform(-34, small_only ? 0 : 8))));
+  rq.out_zp = r.uniform(tmin, tmax);
+  av::q8_epilogue e;
+  av::set_lanes(e, rq, channels, channels);
+  // The type's whole range, or an activation's narrower one.
+  e.lo = r.coin() ? tmin : r.uniform(tmin, tmax);
+  e.hi = r.coin() ? tmax : r.uniform(e.lo, tmax);
+  std::array<std::int32_t, channels> acc{};
+  for (auto& a : acc) {
+    switch (r.uniform(0, 3)) {
+      case 0: a = r.uniform(-300, 300); break;
+      case 1: a = r.coin() ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min(); break;
+      default: a = static_cast<std::int32_t>(r.gen()); break;
+    }
+  }
+  for (std::size_t c = 0; c < channels; c += 16) {
+    std::array<S, 16> got{};
+    std::array<std::int32_t, 16> scaled{};
+    store_lanes<S>(e, c, acc.data() + c, got.data(), scaled.data());
+    for (std::size_t i = 0; i < 16; ++i) {
+      const std::int32_t m = q::apply_multiplier(acc[c + i], rq.at(c + i));
+      INFO("acc ", acc[c + i], " channel ", c + i, " shift ", rq.at(c + i).shift, " range ", e.lo, "..", e.hi);
+      // The stored values are mostly clamped; the unclamped products are compared too.
+      if (small_only) REQUIRE(scaled[i] == m);
+      REQUIRE(int{got[i]} == std::clamp<std::int64_t>(std::int64_t{m} + rq.out_zp, e.lo, e.hi));
+    }
+  }
+}
+
 TEST_CASE("q8_lanes (the quant8 GEMM and depthwise epilogue) equals the scalar requantization in every lane") {
   // Per-channel multipliers from 2^-34 to 2^8 (right shifts 0..31, and left shifts, which
   // take the other path), accumulators at the int32 extremes, near zero and anywhere, 48
-  // channels (three blocks of 16: the even / odd lane layout of each block).
+  // channels (three blocks of 16: the even / odd lane layout of each block), both 8-bit
+  // types, whole and narrower activation ranges.
   if (!have_kernels()) return;
-  namespace q = nnhal::ops::quant;
-  namespace av = ops::kernels::conv::avx512;
   rng r(0x1A7E5);
   for (int n = 0; n < 3000; ++n) {
-    constexpr std::size_t channels = 48;
-    ops::kernels::conv::requant rq;
-    const bool small_only = n % 2 == 0;  // every multiplier below 1: one rounding of the product
-    for (std::size_t c = 0; c < channels; ++c)
-      rq.multipliers.push_back(q::quantize_multiplier(
-          std::ldexp(static_cast<double>(r.real(0.5f, 1.0f)), r.uniform(-34, small_only ? 0 : 8))));
-    rq.out_zp = r.uniform(-128, 127);
-    av::q8_epilogue e;
-    av::set_lanes(e, rq, channels, channels);
-    e.lo = -128;
-    e.hi = 127;
-    std::array<std::int32_t, channels> acc{};
-    for (auto& a : acc) {
-      switch (r.uniform(0, 3)) {
-        case 0: a = r.uniform(-300, 300); break;
-        case 1: a = r.coin() ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min(); break;
-        default: a = static_cast<std::int32_t>(r.gen()); break;
-      }
-    }
-    for (std::size_t c = 0; c < channels; c += 16) {
-      std::array<std::int8_t, 16> got{};
-      std::array<std::int32_t, 16> scaled{};
-      store_lanes(e, c, acc.data() + c, got.data(), scaled.data());
-      for (std::size_t i = 0; i < 16; ++i) {
-        const std::int32_t m = q::apply_multiplier(acc[c + i], rq.at(c + i));
-        INFO("acc ", acc[c + i], " channel ", c + i, " shift ", rq.at(c + i).shift);
-        // The stored values are mostly clamped; the unclamped products are compared too.
-        if (small_only) REQUIRE(scaled[i] == m);
-        REQUIRE(got[i] == static_cast<std::int8_t>(std::clamp<std::int64_t>(std::int64_t{m} + rq.out_zp, -128, 127)));
-      }
-    }
+    check_q8_lanes<std::int8_t>(r, n);
+    check_q8_lanes<std::uint8_t>(r, n);
   }
 }
 #endif
