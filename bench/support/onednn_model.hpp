@@ -85,6 +85,13 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
     d.args.push_back(std::move(more));
     x = y;
   };
+  // Appends `p` (made from `pd`) with the weights of `op` (input 1, in `user` layout) and
+  // its bias of n values (input 2).
+  auto append_weighted = [&](primitive p, const auto& pd, const memory::desc& user, const types::Operation& op,
+                             memory::dim n) {
+    append(std::move(p), pd.dst_desc(),
+           {{DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), user, op.inputs[1])}, {DNNL_ARG_BIAS, bias(op.inputs[2], n)}});
+  };
   try {
     for (const types::Operation& op : m.main.operations) {
       const auto& od = operands[op.outputs[0]].dimensions;
@@ -129,9 +136,7 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
           convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct, x.get_desc(), w_md,
                                          b_md, dst_md, {sh, sw}, {ph / 2, pw / 2}, {ph - ph / 2, pw - pw / 2});
           convolution_forward::primitive_desc pd(desc, attr, d.eng);
-          append(convolution_forward(pd), pd.dst_desc(),
-                 {{DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
-                  {DNNL_ARG_BIAS, bias(op.inputs[2], cout)}});
+          append_weighted(convolution_forward(pd), pd, w_user, op, cout);
           break;
         }
         case OperationType::AVERAGE_POOL_2D: {
@@ -153,9 +158,7 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
           const memory::desc b_md({units}, b_t, tag::x), dst_md({1, units}, act_t, tag::any);
           inner_product_forward::desc desc(prop_kind::forward_inference, x.get_desc(), w_md, b_md, dst_md);
           inner_product_forward::primitive_desc pd(desc, attr, d.eng);
-          append(inner_product_forward(pd), pd.dst_desc(),
-                 {{DNNL_ARG_WEIGHTS, weights(pd.weights_desc(), w_user, op.inputs[1])},
-                  {DNNL_ARG_BIAS, bias(op.inputs[2], units)}});
+          append_weighted(inner_product_forward(pd), pd, w_user, op, units);
           break;
         }
         case OperationType::SOFTMAX: {

@@ -573,7 +573,9 @@ void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, co
     });
     return;
   }
-  const std::vector<S> pad(ch, in_zp);
+  // The padding row border taps point at; kept per thread so an execution allocates nothing.
+  thread_local std::vector<S> pad;
+  pad.assign(ch, in_zp);
   dw_rows(g, in, pad.data(), par, [&](const dw_row<S>& r, std::size_t b, std::size_t oy) {
     dw_q8_row<S>(r, g.out_w, taps, ch, f.w.data(), e, out + (b * g.out_h + oy) * g.out_w * ch);
   });
