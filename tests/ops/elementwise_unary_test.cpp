@@ -481,6 +481,72 @@ TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
   }
 }
 
+#if NNHAL_HAVE_X86_KERNELS
+/// quantize_loop<S> on v against quantize_value<S> element by element; the first
+/// difference is reported.
+template <class S>
+void check_quantize_loop(const std::vector<float>& v, float scale, std::int32_t zp) {
+  std::vector<S> got(v.size());
+  vu::avx512::quantize_loop(v.data(), got.data(), v.size(), scale, zp);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const S want = ops::quantize::quantize_value<S>(v[i], scale, zp);
+    if (got[i] != want) {
+      FAIL_CHECK("x=" << v[i] << " (" << std::bit_cast<std::uint32_t>(v[i]) << ") at " << i << ": got "
+                      << int{got[i]} << ", want " << int{want});
+      return;
+    }
+  }
+}
+
+TEST_CASE("AVX-512 QUANTIZE: the fixed-point loop equals the float formula next to every tie") {
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(0x9e37);
+  for (int c = 0; c < 128; ++c) {
+    // Scales of every size the fixed-point path takes (and a few around its limits), zero
+    // points over the whole range including both ends.
+    const float scale = c < 4        ? std::array{1.0f, 0x1p-7f, 3e-34f, 1e30f}[static_cast<std::size_t>(c)]
+                        : c % 5 == 0 ? std::ldexp(1.0f, std::uniform_int_distribution<int>(-20, 10)(rng))
+                                     : random_scale(rng, 1e-6, 1e3);
+    const std::int32_t zp8 = c % 7 == 0 ? 0 : c % 7 == 1 ? 255 : std::uniform_int_distribution<std::int32_t>(0, 255)(rng);
+    INFO("case " << c << " scale=" << scale << " zp=" << zp8);
+    // x on and up to 6 float steps either side of each tie (k + 1/2) * scale for every
+    // output level and a little past both ends, so each tie meets the one-sided window
+    // from both sides; far out of range and the special values. Each goes alone into a
+    // vector of 16 otherwise random levels: the loop writes a vector with a lane near a
+    // tie again by the division, which would hide the fast path's result if every lane
+    // of a vector were near one.
+    std::vector<float> odd;
+    for (int k = -300; k <= 300; ++k) {
+      const float tie = static_cast<float>((k + 0.5) * static_cast<double>(scale));
+      float lo = tie, hi = tie;
+      odd.push_back(tie);
+      for (int s = 0; s < 6; ++s) {
+        lo = std::nextafter(lo, -INFINITY);
+        hi = std::nextafter(hi, INFINITY);
+        odd.push_back(lo);
+        odd.push_back(hi);
+      }
+    }
+    for (double far : {4e4, 1e6, 3e9, 1e20}) {
+      odd.push_back(static_cast<float>(far * scale));
+      odd.push_back(static_cast<float>(-far * scale));
+    }
+    for (float special : {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e-45f, -1e-45f, 3.4e38f, -3.4e38f}) odd.push_back(special);
+    std::uniform_real_distribution<double> level(-400.0, 400.0);
+    std::uniform_int_distribution<std::size_t> lane(0, 15);
+    std::vector<float> v(16 * odd.size());
+    for (std::size_t j = 0; j < odd.size(); ++j) {
+      for (std::size_t l = 0; l < 16; ++l) v[16 * j + l] = static_cast<float>(level(rng) * scale);
+      v[16 * j + lane(rng)] = odd[j];
+    }
+    std::rotate(v.begin(), v.begin() + c % 64, v.end());  // vectors across blocks of 64
+    v.resize(v.size() - static_cast<std::size_t>(c % 61));  // every tail length
+    check_quantize_loop<std::uint8_t>(v, scale, zp8);
+    check_quantize_loop<std::int8_t>(v, scale, zp8 - 128);
+  }
+}
+#endif
+
 TEST_CASE("8-bit tables and clamps: the bound kernels equal the reference at every length") {
   // The AVX-512 table (VBMI) and clamp loops work 64 bytes at a time with a masked tail.
   std::mt19937 rng(0x7AB);

@@ -32,8 +32,8 @@ void reference(const kernel_io& io) {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-/// float32 to Out on AVX-512, the reference's float operations 16 at a time: bit-exact
-/// with it (tests check it). Call only when simd::cpu().avx512 is true.
+/// float32 to Out on AVX-512 (kernels::vunary::avx512::quantize_loop): bit-exact with the
+/// reference (tests check it). Call only when simd::cpu().avx512 is true.
 template <types::quantized_element Out>
 void avx512_f32(const kernel_io& io) {
   const auto in = io.input<types::f32>(0);

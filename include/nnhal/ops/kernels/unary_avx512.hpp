@@ -4,11 +4,13 @@
 //    mask compute on zeros and are not stored);
 //  - 8-bit tables: 64 lookups per vpermt2b pair (AVX512-VBMI), equal to the table itself;
 //  - 8-bit clamps (RELU, RELU1, RELU6 on quantized data): byte min / max;
-//  - the conversions QUANTIZE (float32 to 8-bit) and DEQUANTIZE (8-bit to float32) with
-//    the reference's float operations, so bit-exact with it.
+//  - the conversions QUANTIZE (float32 to 8-bit: in fixed point, bit-exact, the rare values
+//    next to a rounding tie by the division) and DEQUANTIZE (8-bit to float32, the
+//    reference's float operations), both bit-exact with the reference.
 // exp512 is the shared exponential (LOGISTIC, TANH, ELU, EXP and SOFTMAX).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <concepts>
@@ -315,81 +317,94 @@ NNHAL_TARGET_AVX512 inline __m128i quantize16(__m512 x, __m512 scale, __m512 zer
                              zero_point);
 }
 
-/// Whether quantize16_recip may stand in for quantize16 at this scale: the scale and its
-/// float reciprocal are normal numbers.
-inline bool quantize_by_reciprocal(float scale) noexcept {
-  return std::isnormal(scale) && std::isnormal(1.0f / scale);
-}
+/// QUANTIZE in fixed point with 16 fraction bits, bit for bit the same as quantize16
+/// (float division, round half away from zero, zero point, clamp):
+///   g = round_to_nearest_int32(x * (2^16 / scale) + zero_point * 2^16 + 2^15 + 2)
+/// The output is g's high 16 bits (floor(g / 2^16)) saturated to S, unless g's low 16 bits
+/// are below 8 (near_tie; about one value in 8192), where the caller takes quantize16.
+///
+/// Why it is exact. Where the output is not saturated whatever the rounding, the float
+/// quotient d = x / scale has |d| <= 255.5, so it is within 0.5 units of 2^-16 of the real
+/// quotient; the reciprocal and the multiply-add (|result| < 2^25) round by at most 1 unit
+/// each, the conversion by 0.5 where the multiply-add's is 0.25: g is within 2.5 of
+/// t = (d + zero_point) * 2^16 + 2^15 + 2. A g with high bits j and low bits from 8 to
+/// 2^16 - 1 then has t in [j * 2^16 + 5.5, (j + 1) * 2^16 + 1.5], so d + zero_point lies
+/// strictly between j - 1/2 and j + 1/2 and the reference's result is j too (a tie gives low
+/// bits 0..4). Past the range the multiply-add grows with x, so the output saturates as
+/// the reference's does; beyond int32 (and for NaN) the conversion gives INT32_MIN, whose
+/// low bits are 0: those lanes take quantize16 as well.
+struct quantize_fixed {
+  static constexpr float one = 65536.0f;  // 2^16
+  static constexpr float offset = 32768.0f + 2.0f;
+  static constexpr std::int32_t tie_below = 8;
 
-/// quantize16 with the division replaced by q = x * (1 / scale) + zero point (one fused
-/// multiply-add), bit for bit the same. Within reach of the output range (|x / scale| <
-/// 2^9; beyond it both clamp alike) q is within 2^-13 of the true quotient plus the zero
-/// point and the float division within 2^-15 of the true quotient, so both round to the
-/// same integer unless q lies within 2^-12 of a half; away from halves, rounding to
-/// nearest also equals rounding half away from zero, so one conversion does it. A vector
-/// with a lane near a half (rare) goes through quantize16 instead.
-template <class S>
-NNHAL_TARGET_AVX512 inline __m128i quantize16_recip(__m512 x, __m512 scale, __m512 recip, __m512 zero_point) {
-  constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  const __m512 q = _mm512_maskz_fmadd_round_ps(all16, x, recip, zero_point, nearest);
-  const __m512 off = magnitude(_mm512_maskz_reduce_round_ps(all16, q, nearest, _MM_FROUND_NO_EXC));  // q - round(q)
-  if (_mm512_cmp_ps_mask(off, _mm512_set1_ps(0.5f - 0x1p-12f), _CMP_GT_OQ)) return quantize16<S>(x, scale, zero_point);
-  constexpr float lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
-  // min before max: NaN gives hi, as in quantize16_round.
-  const __m512 c = _mm512_maskz_max_ps(all16, _mm512_maskz_min_ps(all16, q, _mm512_set1_ps(hi)), _mm512_set1_ps(lo));
-  return _mm512_maskz_cvtepi32_epi8(all16, _mm512_maskz_cvt_roundps_epi32(all16, c, nearest));
-}
+  /// Whether these parameters may take the fixed-point path: the scale and 2^16 / scale
+  /// normal numbers, the zero point within S (else quantize16 throughout).
+  template <class S>
+  static bool usable(float scale, std::int32_t zero_point) noexcept {
+    return std::isnormal(scale) && std::isnormal(one / scale) && zero_point >= std::numeric_limits<S>::min() &&
+           zero_point <= std::numeric_limits<S>::max();
+  }
+  NNHAL_TARGET_AVX512 static __m512i g16(__m512 x, __m512 mul, __m512 add) {
+    return _mm512_maskz_cvt_roundps_epi32(all16, _mm512_maskz_fmadd_ps(all16, x, mul, add),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  /// The lanes of g whose low 16 bits are below tie_below.
+  NNHAL_TARGET_AVX512 static __mmask16 near_tie(__m512i g) {
+    return _mm512_testn_epi32_mask(g, _mm512_set1_epi32(0xFFFF & ~(tie_below - 1)));
+  }
+};
 
-/// QUANTIZE float32 to 8-bit S over n elements. With quantize16_recip's reciprocal, 64 at
-/// a time: the four vectors' checks share one branch, and two rounds of saturating packs
-/// (then one permute back to element order) make the bytes, the saturation doing the lower
-/// clamp (a value below the range, or -inf, converts to a negative int32).
+/// QUANTIZE float32 to 8-bit S over n elements: quantize_fixed 64 at a time, the 16-lane
+/// vectors with a lane near a tie written again through quantize16; quantize16
+/// throughout for parameters quantize_fixed cannot take. The high 16 bits of the four
+/// vectors' lanes go to two vectors of words in element order (vpermt2w), a saturating
+/// pack makes the bytes (128-bit lane L: words 8L..8L+7 of each), one qword permute puts
+/// them in order. The low words' minimum over the four vectors (word-wise unsigned min)
+/// checks all 64 with one compare.
 template <class S>
 NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, float scale, std::int32_t zero_point) {
-  constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m512 vs = _mm512_set1_ps(scale), vz = _mm512_set1_ps(static_cast<float>(zero_point));
   std::size_t i = 0;
-  if (quantize_by_reciprocal(scale)) {
-    const __m512 vr = _mm512_set1_ps(1.0f / scale);
-    const __m512 hi = _mm512_set1_ps(static_cast<float>(std::numeric_limits<S>::max()));
-    const __m512 half = _mm512_set1_ps(0.5f - 0x1p-12f);
-    // 128-bit lane L of the packed bytes holds elements 4L .. 4L + 3 of each vector in turn.
-    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  if (quantize_fixed::usable<S>(scale, zero_point)) {
+    const __m512 mul = _mm512_set1_ps(quantize_fixed::one / scale);
+    const __m512 add = _mm512_set1_ps(static_cast<float>(zero_point) * quantize_fixed::one + quantize_fixed::offset);
+    // Word j of (a, b) picks word 2j + 1 of (a, b) viewed as 64 words: the high halves.
+    const __m512i high_words = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29,
+                                                27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+    const __m512i tie_below = _mm512_set1_epi16(quantize_fixed::tie_below);
+    constexpr __mmask32 low_words = 0x55555555u, all32 = ~__mmask32{0};
     for (; i + 64 <= n; i += 64) {
-      __m512 q[4], off[4];
+      __m512i g[4];
 #pragma GCC unroll 4
-      for (std::size_t k = 0; k < 4; ++k) {
-        q[k] = _mm512_maskz_fmadd_round_ps(all16, _mm512_loadu_ps(src + i + 16 * k), vr, vz, nearest);
-        off[k] = _mm512_maskz_reduce_round_ps(all16, q[k], nearest, _MM_FROUND_NO_EXC);  // q - round(q)
-      }
-      // The largest |q - round(q)| of each lane over the four vectors (vrangeps 0xB: the
-      // larger magnitude, sign cleared), so one compare checks all 64.
-      constexpr int max_magnitude = 0xB;
-      const __m512 far = _mm512_maskz_range_ps(all16, _mm512_maskz_range_ps(all16, off[0], off[1], max_magnitude),
-                                               _mm512_maskz_range_ps(all16, off[2], off[3], max_magnitude), max_magnitude);
-      if (_mm512_cmp_ps_mask(far, half, _CMP_GT_OQ)) {
-#pragma GCC unroll 4
+      for (std::size_t k = 0; k < 4; ++k) g[k] = quantize_fixed::g16(_mm512_loadu_ps(src + i + 16 * k), mul, add);
+      const __m512i a = _mm512_maskz_permutex2var_epi16(all32, g[0], high_words, g[1]);
+      const __m512i b = _mm512_maskz_permutex2var_epi16(all32, g[2], high_words, g[3]);
+      const __m512i bytes = std::is_signed_v<S> ? _mm512_maskz_packs_epi16(all64, a, b) : _mm512_maskz_packus_epi16(all64, a, b);
+      _mm512_storeu_si512(dst + i, _mm512_maskz_permutexvar_epi64(all8, order, bytes));
+      const __m512i lowest = _mm512_maskz_min_epu16(all32, _mm512_maskz_min_epu16(all32, g[0], g[1]),
+                                                    _mm512_maskz_min_epu16(all32, g[2], g[3]));
+      if (_mm512_mask_cmplt_epu16_mask(low_words, lowest, tie_below)) [[unlikely]]
         for (std::size_t k = 0; k < 4; ++k)
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + 16 * k),
-                           quantize16<S>(_mm512_loadu_ps(src + i + 16 * k), vs, vz));
-        continue;
-      }
-      __m512i v[4];
-#pragma GCC unroll 4
-      for (std::size_t k = 0; k < 4; ++k)  // min first: NaN gives hi
-        v[k] = _mm512_maskz_cvt_roundps_epi32(all16, _mm512_maskz_min_ps(all16, q[k], hi), nearest);
-      constexpr __mmask32 all32 = ~__mmask32{0};
-      __m512i bytes;
-      if constexpr (std::is_signed_v<S>)
-        bytes = _mm512_maskz_packs_epi16(all64, _mm512_maskz_packs_epi32(all32, v[0], v[1]),
-                                         _mm512_maskz_packs_epi32(all32, v[2], v[3]));
-      else
-        bytes = _mm512_maskz_packus_epi16(all64, _mm512_maskz_packus_epi32(all32, v[0], v[1]),
-                                          _mm512_maskz_packus_epi32(all32, v[2], v[3]));
-      _mm512_storeu_si512(dst + i, _mm512_maskz_permutexvar_epi32(all16, order, bytes));
+          if (quantize_fixed::near_tie(g[k]))
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + 16 * k),
+                             quantize16<S>(_mm512_loadu_ps(src + i + 16 * k), vs, vz));
     }
-    for (; i + 16 <= n; i += 16)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), quantize16_recip<S>(_mm512_loadu_ps(src + i), vs, vr, vz));
+    const __m512i lo = _mm512_set1_epi32(std::numeric_limits<S>::min());
+    const __m512i hi = _mm512_set1_epi32(std::numeric_limits<S>::max());
+    for (; i < n; i += 16) {
+      const __mmask16 m = first16(std::min<std::size_t>(n - i, 16));
+      const __m512 x = _mm512_maskz_loadu_ps(m, src + i);
+      const __m512i g = quantize_fixed::g16(x, mul, add);
+      const __m512i j = _mm512_maskz_srai_epi32(all16, g, 16);
+      _mm_mask_storeu_epi8(dst + i, m,
+                           quantize_fixed::near_tie(g) & m
+                               ? quantize16<S>(x, vs, vz)
+                               : _mm512_maskz_cvtepi32_epi8(
+                                     all16, _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, j, lo), hi)));
+    }
+    return;
   }
 #pragma GCC unroll 2
   for (; i + 16 <= n; i += 16)
