@@ -543,6 +543,40 @@ void check_q8_lanes(rng& r, int n) {
   }
 }
 
+/// Both pairings of two rows of 16 bytes (dw3_pair, and dw3_pair_vbmi when the CPU has
+/// VBMI) into `plain` and `vbmi`.
+NNHAL_TARGET_AVX512 void pair_rows(const std::uint8_t* row0, const std::uint8_t* row1, std::int32_t* plain) {
+  namespace av = ops::kernels::conv::avx512;
+  _mm512_storeu_si512(plain, av::dw3_pair(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row0)),
+                                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1))));
+}
+NNHAL_TARGET_AVX512_VBMI void pair_rows_vbmi(const std::uint8_t* row0, const std::uint8_t* row1, std::int32_t* vbmi) {
+  namespace av = ops::kernels::conv::avx512;
+  _mm512_storeu_si512(vbmi, av::dw3_pair_vbmi(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row0)),
+                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1))));
+}
+
+TEST_CASE("quant8 3x3 depthwise: both row pairings put row 0 in the low and row 1 in the high half of each lane") {
+  // The kernel takes one pairing or the other by the CPU: the one this CPU does not run
+  // end to end is checked here against the definition and the other.
+  if (!have_kernels()) return;
+  rng r(0x9A125);
+  for (int n = 0; n < 200; ++n) {
+    std::array<std::uint8_t, 16> row0{}, row1{};
+    for (std::size_t i = 0; i < 16; ++i) {
+      row0[i] = static_cast<std::uint8_t>(n < 2 ? 255 * n : r.uniform(0, 255));
+      row1[i] = static_cast<std::uint8_t>(n < 2 ? 255 - 255 * n : r.uniform(0, 255));
+    }
+    std::array<std::int32_t, 16> plain{}, vbmi{};
+    pair_rows(row0.data(), row1.data(), plain.data());
+    for (std::size_t i = 0; i < 16; ++i)
+      REQUIRE(plain[i] == static_cast<std::int32_t>(std::uint32_t{row0[i]} | std::uint32_t{row1[i]} << 16));
+    if (!nnhal::simd::cpu().avx512_vbmi) continue;
+    pair_rows_vbmi(row0.data(), row1.data(), vbmi.data());
+    REQUIRE(vbmi == plain);
+  }
+}
+
 TEST_CASE("q8_lanes (the quant8 GEMM and depthwise epilogue) equals the scalar requantization in every lane") {
   // Per-channel multipliers from 2^-34 to 2^8 (right shifts 0..31, and left shifts, which
   // take the other path), accumulators at the int32 extremes, near zero and anywhere, 48

@@ -125,14 +125,27 @@ struct dw3_pass {
   bool interior = true;
 };
 
+/// dst[i] = src[i] ^ flip for n bytes.
+NNHAL_TARGET_AVX512 inline void copy_flipped(const std::uint8_t* src, std::uint8_t* dst, std::size_t n,
+                                             std::uint8_t flip) {
+  const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) _mm512_storeu_si512(dst + i, _mm512_xor_si512(_mm512_loadu_si512(src + i), f));
+  if (i < n) {
+    const __mmask64 m = (__mmask64{1} << (n - i)) - 1;
+    _mm512_mask_storeu_epi8(dst + i, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + i), f));
+  }
+}
+
 /// Input rows with their padding, for one thread's output rows in increasing order:
 /// padded column j holds input column j - pad_left, or `pad` outside the input, for every
 /// column a pass reads. Keeps the last few rows, so with stride 1 each output row copies
-/// one new input row.
+/// one new input row. Bytes may be copied with bits flipped (`flip`, xor): int8 data with
+/// 0x80 becomes its uint8 value plus 128.
 template <class T>
 class dw3_padded_rows {
  public:
-  dw3_padded_rows(const geometry& g, const T* in, T pad) : g_(g), in_(in), pad_(pad) {
+  dw3_padded_rows(const geometry& g, const T* in, T pad, T flip = T{}) : g_(g), in_(in), pad_(pad), flip_(flip) {
     const std::size_t passes = (std::size_t{g.out_w} + dw3_px - 1) / dw3_px;
     width_ = ((passes * dw3_px - 1) * static_cast<std::size_t>(g.stride_w) + 3) * g.in_c;
     // Kept per thread (this runs on the worker), so an execution allocates nothing.
@@ -161,7 +174,10 @@ class dw3_padded_rows {
     const std::int64_t copied = std::clamp<std::int64_t>(std::int64_t{g_.in_w} - first, 0, cols - lead);
     const T* src = in_ + ((b * g_.in_h + static_cast<std::size_t>(iy)) * g_.in_w + static_cast<std::size_t>(first)) * ch;
     std::fill(dst, dst + lead * ch, pad_);
-    std::copy(src, src + copied * ch, dst + lead * ch);
+    if constexpr (std::is_same_v<T, std::uint8_t>)
+      if (flip_ != 0) copy_flipped(src, dst + lead * ch, static_cast<std::size_t>(copied) * ch, flip_);
+      else std::copy(src, src + copied * ch, dst + lead * ch);
+    else std::copy(src, src + copied * ch, dst + lead * ch);
     std::fill(dst + (lead + copied) * ch, dst + width_, pad_);
     return dst;
   }
@@ -172,7 +188,7 @@ class dw3_padded_rows {
   static constexpr std::size_t slots = 4;
   const geometry& g_;
   const T* in_;
-  T pad_;
+  T pad_, flip_;
   std::size_t width_ = 0;  // elements of one padded row
   T* buf_ = nullptr;  // slots rows, then the row of padding values
   static constexpr std::int64_t empty = std::numeric_limits<std::int64_t>::min();  // never a row's tag
@@ -182,16 +198,16 @@ class dw3_padded_rows {
 /// Runs pass(p, out_row) over every pass of every output row (rows in parallel when
 /// `par` has workers); out_row is the output row's first element. With `padded`, passes
 /// read rows copied with their padding columns (of value `pad`) and are all interior;
-/// otherwise they read the input rows in place.
-template <class T, class Pass>
-void dw3_passes(const geometry& g, const T* in, T* out, bool padded, T pad, exec::parallel_context* par,
+/// otherwise they read the input rows in place. `flip` as dw3_padded_rows's.
+template <class T, class O, class Pass>
+void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T flip, exec::parallel_context* par,
                 Pass&& pass) {
   const std::size_t out_row = std::size_t{g.out_w} * g.out_c, row_len = std::size_t{g.in_w} * g.in_c;
   const std::int64_t cols = static_cast<std::int64_t>(g.stride_w == 1 ? dw3_cols<1> : dw3_cols<2>);
   for_blocks(std::size_t{g.batches} * g.out_h, 1, par, [&](std::size_t r0, std::size_t r1) {
     std::optional<dw3_padded_rows<T>> copies;
     dw3_pass<T> p;
-    if (padded) p.pad_row = copies.emplace(g, in, pad).pad_row();
+    if (padded) p.pad_row = copies.emplace(g, in, pad, flip).pad_row();
     for (std::size_t r = r0; r < r1; ++r) {
       const std::size_t b = r / g.out_h, oy = r % g.out_h;
       std::array<std::int64_t, 3> iy{}, needed{};
@@ -378,7 +394,7 @@ inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* 
     // rows (conv_bench, one thread, MobileNet's layers from 112x112x32 to 14x14x512:
     // 101-118 us in place vs 106-128 copied at stride 1, 51-59 vs 76 us at 56x56x128
     // stride 2).
-    dw3_passes(g, in, out, false, 0.0f, par, [&](const dw3_pass<float>& p, float* row) {
+    dw3_passes(g, in, out, false, 0.0f, 0.0f, par, [&](const dw3_pass<float>& p, float* row) {
       if (g.stride_w == 1) dw3_f32_pass<1>(p, ch, w, bias, lo, hi, row + p.ox0 * ch);
       else dw3_f32_pass<2>(p, ch, w, bias, lo, hi, row + p.ox0 * ch);
     });
@@ -508,56 +524,124 @@ NNHAL_TARGET_AVX512 void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size
 /// Quant8 3x3: input column J (x, int16 pairs in int32 lanes) of one pair of filter rows
 /// whose three tap pairs are `w`.
 template <unsigned S, std::size_t J>
-NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_column(__m512i x, const __m512i* w, __m512i* acc) {
+NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_q8_column(__m512i x, const __m512i* w, __m512i* acc) {
   if constexpr (dw3_uses<S, J, 0>) acc[dw3_pixel<S, J, 0>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 0>], x, w[0]);
   if constexpr (dw3_uses<S, J, 1>) acc[dw3_pixel<S, J, 1>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 1>], x, w[1]);
   if constexpr (dw3_uses<S, J, 2>) acc[dw3_pixel<S, J, 2>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 2>], x, w[2]);
 }
 
-/// 16 inputs of filter row 0 and 16 of row 1 as int16 pairs (row 0 in the low half): one
-/// vpdpwssd then adds both rows' products, exactly.
-template <class S>
-NNHAL_TARGET_AVX512 inline __m512i dw3_pair(__m128i row0, __m128i row1) {
-  return _mm512_mask_blend_epi16(0xAAAAAAAAu, widen_x16<S>(row0),
-                                 _mm512_maskz_slli_epi32(simd::avx512::all16, widen_x16<S>(row1), 16));
+/// 16 inputs of filter row 0 and 16 of row 1 (uint8) as int16 pairs (row 0 in the low
+/// half): one vpdpwssd then adds both rows' products, exactly. dw3_pair widens, shifts and
+/// blends; dw3_pair_vbmi places both rows' bytes with one byte permute that zeroes the
+/// high bytes.
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i dw3_pair(__m128i row0, __m128i row1) {
+  return _mm512_mask_blend_epi16(0xAAAAAAAAu, widen_x16<std::uint8_t>(row0),
+                                 _mm512_maskz_slli_epi32(simd::avx512::all16, widen_x16<std::uint8_t>(row1), 16));
+}
+NNHAL_TARGET_AVX512_VBMI [[gnu::always_inline]] inline __m512i dw3_pair_vbmi(__m128i row0, __m128i row1) {
+  // Byte 4i takes row 0's byte i, byte 4i + 2 row 1's (index 64 + i); odd bytes zero.
+  const __m512i idx = _mm512_set_epi32(0x004F000F, 0x004E000E, 0x004D000D, 0x004C000C, 0x004B000B, 0x004A000A,
+                                       0x00490009, 0x00480008, 0x00470007, 0x00460006, 0x00450005, 0x00440004,
+                                       0x00430003, 0x00420002, 0x00410001, 0x00400000);
+  return _mm512_maskz_permutex2var_epi8(0x5555555555555555u, _mm512_zextsi128_si512(row0), idx,
+                                        _mm512_zextsi128_si512(row1));
 }
 
-/// Channels [c, c + 16) under `m` of one quant8 3x3 pass. Taps in the padding read the
-/// input zero point, as the reference's (the pass's padding values).
-template <unsigned St, class S, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<S>& p, std::size_t ch, std::size_t c, __mmask16 m,
-                                                 const std::int32_t* wp, const q8_epilogue& e, S* out,
-                                                 std::index_sequence<J...>) {
+/// The state of one quant8 3x3 block (channels [c, c + 16) of a pass): accumulators,
+/// the filter's tap pairs, the three rows' first bytes. dw3_q8_block and
+/// dw3_q8_block_vbmi differ only in how they pair rows 0 and 1.
+struct dw3_q8_regs {
+  __m512i acc[dw3_px], w01[3], w2[3];
+  const std::uint8_t* x[3];
+};
+/// The accumulators at the channels' offsets, the filter vectors, the row pointers (a row
+/// in the padding reads the pass's padding row).
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void dw3_q8_start(dw3_q8_regs& r, const dw3_pass<std::uint8_t>& p,
+                                                                    std::size_t ch, std::size_t c, __mmask16 m,
+                                                                    const std::int32_t* wp, const q8_epilogue& e) {
   const __m512i init = _mm512_loadu_si512(e.offset.data() + c);
-  __m512i acc[dw3_px];
 #pragma GCC unroll 8
-  for (std::size_t i = 0; i < dw3_px; ++i) acc[i] = init;
-  const __m512i w01[3] = {_mm512_maskz_loadu_epi32(m, wp + c), _mm512_maskz_loadu_epi32(m, wp + ch + c),
-                          _mm512_maskz_loadu_epi32(m, wp + 2 * ch + c)};
-  const __m512i w2[3] = {_mm512_maskz_loadu_epi32(m, wp + 3 * ch + c), _mm512_maskz_loadu_epi32(m, wp + 4 * ch + c),
-                         _mm512_maskz_loadu_epi32(m, wp + 5 * ch + c)};
-  const std::size_t at = p.col * ch + c;
-  const S* x0 = (p.rows[0] ? p.rows[0] : p.pad_row) + at;
-  const S* x1 = (p.rows[1] ? p.rows[1] : p.pad_row) + at;
-  const S* x2 = (p.rows[2] ? p.rows[2] : p.pad_row) + at;
-  (dw3_q8_column<St, J>(dw3_pair<S>(_mm_maskz_loadu_epi8(m, x0 + J * ch), _mm_maskz_loadu_epi8(m, x1 + J * ch)), w01,
-                        acc),
-   ...);
-  (dw3_q8_column<St, J>(widen_x16<S>(_mm_maskz_loadu_epi8(m, x2 + J * ch)), w2, acc), ...);
+  for (std::size_t i = 0; i < dw3_px; ++i) r.acc[i] = init;
+  for (std::size_t k = 0; k < 3; ++k) {
+    r.w01[k] = _mm512_maskz_loadu_epi32(m, wp + k * ch + c);
+    r.w2[k] = _mm512_maskz_loadu_epi32(m, wp + (3 + k) * ch + c);
+    r.x[k] = (p.rows[k] ? p.rows[k] : p.pad_row) + p.col * ch + c;
+  }
+}
+/// Filter row 2's products, each input column widened once.
+template <unsigned St, std::size_t... J>
+NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_q8_row2(dw3_q8_regs& r, std::size_t ch, __mmask16 m,
+                                                                        std::index_sequence<J...>) {
+  (dw3_q8_column<St, J>(widen_x16<std::uint8_t>(_mm_maskz_loadu_epi8(m, r.x[2] + J * ch)), r.w2, r.acc), ...);
+}
+/// The pass's n output pixels, requantized.
+template <class S>
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void dw3_q8_finish(const dw3_q8_regs& r, std::size_t n,
+                                                                     std::size_t ch, std::size_t c, __mmask16 m,
+                                                                     const q8_epilogue& e, S* out) {
   const q8_lanes lanes(e, c);
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < dw3_px; ++i)
-    if (i < p.n) lanes.store(out + i * ch + c, m, acc[i]);
+    if (i < n) lanes.store(out + i * ch + c, m, r.acc[i]);
+}
+
+/// Channels [c, c + 16) under `m` of one quant8 3x3 pass over uint8 rows (int8 input
+/// copied with its top bit flipped: see depthwise_q8_nhwc). Taps in the padding read the
+/// input zero point, as the reference's (the pass's padding values).
+template <unsigned St, class S, std::size_t... J>
+NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<std::uint8_t>& p, std::size_t ch, std::size_t c,
+                                                 __mmask16 m, const std::int32_t* wp, const q8_epilogue& e, S* out,
+                                                 std::index_sequence<J...> seq) {
+  dw3_q8_regs r;
+  dw3_q8_start(r, p, ch, c, m, wp, e);
+  (dw3_q8_column<St, J>(dw3_pair(_mm_maskz_loadu_epi8(m, r.x[0] + J * ch), _mm_maskz_loadu_epi8(m, r.x[1] + J * ch)),
+                        r.w01, r.acc),
+   ...);
+  dw3_q8_row2<St>(r, ch, m, seq);
+  dw3_q8_finish(r, p.n, ch, c, m, e, out);
+}
+/// dw3_q8_block pairing rows 0 and 1 with VBMI's byte permute.
+template <unsigned St, class S, std::size_t... J>
+NNHAL_TARGET_AVX512_VNNI_VBMI inline void dw3_q8_block_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
+                                                           std::size_t c, __mmask16 m, const std::int32_t* wp,
+                                                           const q8_epilogue& e, S* out, std::index_sequence<J...> seq) {
+  dw3_q8_regs r;
+  dw3_q8_start(r, p, ch, c, m, wp, e);
+  (dw3_q8_column<St, J>(
+       dw3_pair_vbmi(_mm_maskz_loadu_epi8(m, r.x[0] + J * ch), _mm_maskz_loadu_epi8(m, r.x[1] + J * ch)), r.w01, r.acc),
+   ...);
+  dw3_q8_row2<St>(r, ch, m, seq);
+  dw3_q8_finish(r, p.n, ch, c, m, e, out);
 }
 
 /// One quant8 3x3 pass over every channel; `wp` the filter as dw_q8_filter::pairs3.
+/// dw3_q8_pass_vbmi: the same through dw3_q8_block_vbmi, when the CPU has VBMI.
 template <unsigned St, class S>
-NNHAL_TARGET_AVX512_VNNI void dw3_q8_pass(const dw3_pass<S>& p, std::size_t ch, const std::int32_t* wp,
+NNHAL_TARGET_AVX512_VNNI void dw3_q8_pass(const dw3_pass<std::uint8_t>& p, std::size_t ch, const std::int32_t* wp,
                                          const q8_epilogue& e, S* out) {
   constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
   for (std::size_t c = 0; c < ch; c += 16) dw3_q8_block<St, S>(p, ch, c, lanes_mask(ch - c), wp, e, out, seq);
 }
+template <unsigned St, class S>
+NNHAL_TARGET_AVX512_VNNI_VBMI void dw3_q8_pass_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
+                                                   const std::int32_t* wp, const q8_epilogue& e, S* out) {
+  constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
+  for (std::size_t c = 0; c < ch; c += 16) dw3_q8_block_vbmi<St, S>(p, ch, c, lanes_mask(ch - c), wp, e, out, seq);
+}
 
+/// Whether depthwise_q8_nhwc runs `g` with filter `f` through the 3x3 kernels. Those read
+/// int8 input as uint8 (its top bit flipped: the value plus 128), so the caller's
+/// accumulator offset takes the input zero point plus 128 (dw3_q8_zero_point).
+inline bool dw3_q8_applies(const geometry& g, const dw_q8_filter& f) {
+  return dw3_applies(g) && !f.pairs3.empty() && simd::cpu().avx512_vnni;
+}
+template <class S>
+std::int32_t dw3_q8_zero_point(std::int32_t zx) {
+  return std::is_signed_v<S> ? zx + 128 : zx;
+}
+
+/// `e.offset` is the bias minus the input zero point times each channel's filter sum, the
+/// zero point as dw3_q8_zero_point when dw3_q8_applies.
 template <class S>
 void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, const q8_epilogue& e, S in_zp, S* out,
                        exec::parallel_context* par) {
@@ -566,10 +650,16 @@ void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, co
   // cost twice an interior one (MobileNet's 56x56x128 layer, qu8: 143 us with masks, 101
   // copied; conv_bench, one thread). Stride 2 copies as many input rows and gains less
   // (14x14x512: 11.8 -> 9.5 us; 112x112x64: 63.5 -> 66).
-  if (dw3_applies(g) && !f.pairs3.empty() && simd::cpu().avx512_vnni) {
-    dw3_passes(g, in, out, true, in_zp, par, [&](const dw3_pass<S>& p, S* row) {
-      if (g.stride_w == 1) dw3_q8_pass<1>(p, ch, f.pairs3.data(), e, row + p.ox0 * ch);
-      else dw3_q8_pass<2>(p, ch, f.pairs3.data(), e, row + p.ox0 * ch);
+  if (dw3_q8_applies(g, f)) {
+    constexpr std::uint8_t flip = std::is_signed_v<S> ? 0x80 : 0;
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(in);
+    const auto pad = static_cast<std::uint8_t>(static_cast<std::uint8_t>(in_zp) ^ flip);
+    const bool vbmi = simd::cpu().avx512_vbmi;
+    dw3_passes(g, bytes, out, true, pad, flip, par, [&](const dw3_pass<std::uint8_t>& p, S* row) {
+      S* o = row + p.ox0 * ch;
+      const std::int32_t* wp = f.pairs3.data();
+      if (g.stride_w == 1) vbmi ? dw3_q8_pass_vbmi<1>(p, ch, wp, e, o) : dw3_q8_pass<1>(p, ch, wp, e, o);
+      else vbmi ? dw3_q8_pass_vbmi<2>(p, ch, wp, e, o) : dw3_q8_pass<2>(p, ch, wp, e, o);
     });
     return;
   }
@@ -598,11 +688,12 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
     const auto o = io.output<E>(0);
     const auto* bias = reinterpret_cast<const std::int32_t*>(io.in[2].value);
     const std::int32_t zx = io.in[0].zero_point;
+    const std::int32_t zx_sum = dw3_q8_applies(g, f) ? dw3_q8_zero_point<S>(zx) : zx;
     q8_epilogue e;
     e.offset.assign(padded, 0);
     for (std::size_t k = 0; k < ch; ++k)
       e.offset[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bias[k]) -
-                                              static_cast<std::uint32_t>(zx) * static_cast<std::uint32_t>(f.sum[k]));
+                                              static_cast<std::uint32_t>(zx_sum) * static_cast<std::uint32_t>(f.sum[k]));
     set_lanes(e, q, ch, padded);
     const quant::quant_range r = quant::activation_range(g.activation, o.scale, o.zero_point,
                                                          std::numeric_limits<S>::min(), std::numeric_limits<S>::max());

@@ -42,6 +42,10 @@ inline const cpu_features& cpu() noexcept {
 #define NNHAL_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 /// AVX-512 plus VBMI (byte permutes); call it only when simd::cpu().avx512_vbmi is true.
 #define NNHAL_TARGET_AVX512_VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
+/// AVX-512 plus VNNI and VBMI, for kernels with a VBMI form chosen at run time; call it
+/// only when simd::cpu().avx512_vnni is true (and its VBMI form when avx512_vbmi is).
+#define NNHAL_TARGET_AVX512_VNNI_VBMI \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi")))
 #else
 #define NNHAL_HAVE_X86_KERNELS 0
 #endif
