@@ -840,22 +840,68 @@ constexpr auto micro_q8_table(std::index_sequence<R...>) {
   return std::array{&micro_q8<R + 1, NV, rows_per_tile(NV), S, O>...};
 }
 
+/// The bytes of one row (tap t's cin bytes at tap[t * mr]) plus `flipped` (0x80 flips
+/// the top bit), summed in 8 qword lanes.
+NNHAL_TARGET_AVX512 inline __m512i row_byte_lanes(const std::uint8_t* const* tap, std::size_t mr, std::size_t taps,
+                                                  std::size_t cin, __m512i flipped) {
+  if (taps == 1 && cin <= 64) {  // one load (im2col rows, and 1x1 convs of few channels)
+    const __mmask64 mask = cin == 64 ? ~__mmask64{0} : (__mmask64{1} << cin) - 1;
+    return _mm512_sad_epu8(_mm512_maskz_add_epi8(mask, _mm512_maskz_loadu_epi8(mask, tap[0]), flipped),
+                           _mm512_setzero_si512());
+  }
+  __m512i sum = _mm512_setzero_si512();
+  for (std::size_t t = 0; t < taps; ++t) {
+    const std::uint8_t* p = tap[t * mr];
+    for (std::size_t k = 0; k < cin; k += 64) {
+      const __mmask64 mask = cin - k >= 64 ? ~__mmask64{0} : (__mmask64{1} << (cin - k)) - 1;
+      // Masked, the bytes past cin stay zero.
+      const __m512i v = _mm512_maskz_add_epi8(mask, _mm512_maskz_loadu_epi8(mask, p + k), flipped);
+      sum = _mm512_add_epi64(sum, _mm512_sad_epu8(v, _mm512_setzero_si512()));
+    }
+  }
+  return sum;
+}
+
+/// 128-bit lanes 0 and 2 of x then of y, plus lanes 1 and 3: lane L of the result is the
+/// sum of two lanes of x (L < 2) or of y.
+NNHAL_TARGET_AVX512 inline __m512i lane_pair_sums(__m512i x, __m512i y) {
+  return _mm512_add_epi64(_mm512_maskz_shuffle_i64x2(0xFF, x, y, 0b10001000),
+                          _mm512_maskz_shuffle_i64x2(0xFF, x, y, 0b11011101));
+}
+
 /// zw * (sum of the u8 operand bytes) of each row of a block, wrapping.
 template <bool Flip>
 NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t n, std::size_t mr, std::size_t taps,
                                    std::size_t cin, std::int32_t zw, std::int32_t* rterm) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(Flip ? 0x80 : 0));
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t blk = i / mr, m = i % mr;
-    __m512i sum = _mm512_setzero_si512();
-    for (std::size_t t = 0; t < taps; ++t) {
-      const std::uint8_t* p = ptrs[(blk * taps + t) * mr + m];
-      for (std::size_t k = 0; k < cin; k += 64) {
-        const __mmask64 mask = cin - k >= 64 ? ~__mmask64{0} : (__mmask64{1} << (cin - k)) - 1;
-        const __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, p + k), flip);
-        sum = _mm512_add_epi64(sum, _mm512_sad_epu8(_mm512_maskz_mov_epi8(mask, v), _mm512_setzero_si512()));
-      }
+  const __m256i zwv = _mm256_set1_epi32(zw);
+  // Row i's first tap pointer: ptrs[(i / mr * taps) * mr + i % mr] (a block of mr rows
+  // holds each tap's mr pointers in turn).
+  auto first_tap = [&, blk = std::size_t{0}, m = std::size_t{0}]() mutable {
+    const std::uint8_t* const* at = ptrs + blk * taps * mr + m;
+    if (++m == mr) {
+      m = 0;
+      ++blk;
     }
+    return at;
+  };
+  std::size_t i = 0;
+  // Eight rows at a time: their lane sums transposed and added so that qword j holds row
+  // i + j's total (pairs within 128-bit lanes, then lanes across vectors).
+  for (; i + 8 <= n; i += 8) {
+    __m512i pair[4];
+    for (std::size_t j = 0; j < 4; ++j) {
+      const __m512i a = row_byte_lanes(first_tap(), mr, taps, cin, flip);
+      const __m512i b = row_byte_lanes(first_tap(), mr, taps, cin, flip);
+      pair[j] = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(0xFF, a, b), _mm512_maskz_unpackhi_epi64(0xFF, a, b));
+    }
+    const __m512i total = lane_pair_sums(lane_pair_sums(pair[0], pair[1]), lane_pair_sums(pair[2], pair[3]));
+    // zw * sum, wrapping: the low 32 bits of each total suffice.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rterm + i),
+                        _mm256_mullo_epi32(_mm512_maskz_cvtepi64_epi32(0xFF, total), zwv));
+  }
+  for (; i < n; ++i) {
+    const __m512i sum = row_byte_lanes(first_tap(), mr, taps, cin, flip);
     // The eight lanes summed, halves taken by maskz extracts (GCC 12 warns on the casts' and
     // unmasked extracts' undefined operand).
     const __m256i s4 =
