@@ -133,7 +133,9 @@ struct im2col_rows {
     const T* const in = src.in;
     const T* const pad = src.pad;
     const std::size_t ks = row_k(k);
-    buf.resize(n * ks);
+    // 16 bytes of slack: runs of at most 16 bytes copy whole 16-byte vectors.
+    buf.resize(n * ks + 16 / sizeof(T));
+    const T* const in_end = in + std::size_t{g.batches} * in_h * in_w * cin;
     T* dst = buf.data();
     std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
     // Per filter row, its input row (null: padding), set at each output row's first pixel.
@@ -159,7 +161,11 @@ struct im2col_rows {
         if (run && row_in) {
           const T* s = row + static_cast<std::size_t>(ix0) * cin;
           const std::size_t len = fw * cin;
-          if (len * sizeof(T) <= 64) copy_short(dst, s, len);
+          // Short runs copy 16 bytes unmasked where the input has them: the bytes past the
+          // run are overwritten by the next run or the row's padding (or lie in the slack).
+          if (len * sizeof(T) <= 16 && s + 16 / sizeof(T) <= in_end)
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+          else if (len * sizeof(T) <= 64) copy_short(dst, s, len);
           else
             for (std::size_t c = 0; c < len; ++c) dst[c] = s[c];
           dst += len;
