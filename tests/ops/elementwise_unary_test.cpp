@@ -507,7 +507,8 @@ TEST_CASE("AVX-512 QUANTIZE: the fixed-point loop equals the float formula next 
     const float scale = c < 4        ? std::array{1.0f, 0x1p-7f, 3e-34f, 1e30f}[static_cast<std::size_t>(c)]
                         : c % 5 == 0 ? std::ldexp(1.0f, std::uniform_int_distribution<int>(-20, 10)(rng))
                                      : random_scale(rng, 1e-6, 1e3);
-    const std::int32_t zp8 = c % 7 == 0 ? 0 : c % 7 == 1 ? 255 : std::uniform_int_distribution<std::int32_t>(0, 255)(rng);
+    const std::int32_t zp8 =
+        c % 7 == 0 ? 0 : c % 7 == 1 ? 255 : std::uniform_int_distribution<std::int32_t>(0, 255)(rng);
     INFO("case " << c << " scale=" << scale << " zp=" << zp8);
     // x on and up to 6 float steps either side of each tie (k + 1/2) * scale for every
     // output level and a little past both ends, so each tie meets the one-sided window
@@ -531,7 +532,8 @@ TEST_CASE("AVX-512 QUANTIZE: the fixed-point loop equals the float formula next 
       odd.push_back(static_cast<float>(far * scale));
       odd.push_back(static_cast<float>(-far * scale));
     }
-    for (float special : {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e-45f, -1e-45f, 3.4e38f, -3.4e38f}) odd.push_back(special);
+    for (float special : {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e-45f, -1e-45f, 3.4e38f, -3.4e38f})
+      odd.push_back(special);
     std::uniform_real_distribution<double> level(-400.0, 400.0);
     std::uniform_int_distribution<std::size_t> lane(0, 15);
     std::vector<float> v(16 * odd.size());

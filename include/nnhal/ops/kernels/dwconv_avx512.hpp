@@ -174,10 +174,12 @@ class dw3_padded_rows {
     const std::int64_t copied = std::clamp<std::int64_t>(std::int64_t{g_.in_w} - first, 0, cols - lead);
     const T* src = in_ + ((b * g_.in_h + static_cast<std::size_t>(iy)) * g_.in_w + static_cast<std::size_t>(first)) * ch;
     std::fill(dst, dst + lead * ch, pad_);
-    if constexpr (std::is_same_v<T, std::uint8_t>)
-      if (flip_ != 0) copy_flipped(src, dst + lead * ch, static_cast<std::size_t>(copied) * ch, flip_);
-      else std::copy(src, src + copied * ch, dst + lead * ch);
-    else std::copy(src, src + copied * ch, dst + lead * ch);
+    bool flipped = false;
+    if constexpr (std::is_same_v<T, std::uint8_t>) {
+      flipped = flip_ != 0;
+      if (flipped) copy_flipped(src, dst + lead * ch, static_cast<std::size_t>(copied) * ch, flip_);
+    }
+    if (!flipped) std::copy(src, src + copied * ch, dst + lead * ch);
     std::fill(dst + (lead + copied) * ch, dst + width_, pad_);
     return dst;
   }
@@ -604,7 +606,8 @@ NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<std::uint8_t>& 
 template <unsigned St, class S, std::size_t... J>
 NNHAL_TARGET_AVX512_VNNI_VBMI inline void dw3_q8_block_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
                                                            std::size_t c, __mmask16 m, const std::int32_t* wp,
-                                                           const q8_epilogue& e, S* out, std::index_sequence<J...> seq) {
+                                                           const q8_epilogue& e, S* out,
+                                                           std::index_sequence<J...> seq) {
   dw3_q8_regs r;
   dw3_q8_start(r, p, ch, c, m, wp, e);
   (dw3_q8_column<St, J>(
@@ -691,9 +694,10 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
     const std::int32_t zx_sum = dw3_q8_applies(g, f) ? dw3_q8_zero_point<S>(zx) : zx;
     q8_epilogue e;
     e.offset.assign(padded, 0);
-    for (std::size_t k = 0; k < ch; ++k)
-      e.offset[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bias[k]) -
-                                              static_cast<std::uint32_t>(zx_sum) * static_cast<std::uint32_t>(f.sum[k]));
+    for (std::size_t k = 0; k < ch; ++k) {
+      const std::uint32_t zero_term = static_cast<std::uint32_t>(zx_sum) * static_cast<std::uint32_t>(f.sum[k]);
+      e.offset[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bias[k]) - zero_term);
+    }
     set_lanes(e, q, ch, padded);
     const quant::quant_range r = quant::activation_range(g.activation, o.scale, o.zero_point,
                                                          std::numeric_limits<S>::min(), std::numeric_limits<S>::max());

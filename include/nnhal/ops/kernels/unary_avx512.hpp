@@ -381,7 +381,8 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
       for (std::size_t k = 0; k < 4; ++k) g[k] = quantize_fixed::g16(_mm512_loadu_ps(src + i + 16 * k), mul, add);
       const __m512i a = _mm512_maskz_permutex2var_epi16(all32, g[0], high_words, g[1]);
       const __m512i b = _mm512_maskz_permutex2var_epi16(all32, g[2], high_words, g[3]);
-      const __m512i bytes = std::is_signed_v<S> ? _mm512_maskz_packs_epi16(all64, a, b) : _mm512_maskz_packus_epi16(all64, a, b);
+      const __m512i bytes =
+          std::is_signed_v<S> ? _mm512_maskz_packs_epi16(all64, a, b) : _mm512_maskz_packus_epi16(all64, a, b);
       _mm512_storeu_si512(dst + i, _mm512_maskz_permutexvar_epi64(all8, order, bytes));
       const __m512i lowest = _mm512_maskz_min_epu16(all32, _mm512_maskz_min_epu16(all32, g[0], g[1]),
                                                     _mm512_maskz_min_epu16(all32, g[2], g[3]));

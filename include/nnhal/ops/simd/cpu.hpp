@@ -42,8 +42,8 @@ inline const cpu_features& cpu() noexcept {
 #define NNHAL_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 /// AVX-512 plus VBMI (byte permutes); call it only when simd::cpu().avx512_vbmi is true.
 #define NNHAL_TARGET_AVX512_VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
-/// AVX-512 plus VNNI and VBMI, for kernels with a VBMI form chosen at run time; call it
-/// only when simd::cpu().avx512_vnni is true (and its VBMI form when avx512_vbmi is).
+/// AVX-512 plus VNNI and VBMI; call it only when simd::cpu().avx512_vnni and avx512_vbmi
+/// are both true (kernels keep a plain NNHAL_TARGET_AVX512_VNNI form for the others).
 #define NNHAL_TARGET_AVX512_VNNI_VBMI \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi")))
 #else
