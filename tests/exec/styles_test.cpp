@@ -229,7 +229,10 @@ TEST_CASE("deadlines: already passed -> MISSED_DEADLINE_TRANSIENT in every style
 
 TEST_CASE("deadlines: predicted unattainable -> rejected before starting (PERSISTENT idle, TRANSIENT busy)") {
   ex::runtime rt({.workers = 1});
-  const auto c = prepare_chain(16384, 200, Priority::LOW);
+  // Long enough (about 1 ms) that half the fastest run outlasts a preemption between
+  // setting the deadline and the admission reading the clock: a deadline already past by
+  // then is TRANSIENT.
+  const auto c = prepare_chain(16384, 800, Priority::LOW);
   warm(rt, c);
   auto est = rt.estimate_for(*c.pm);
   REQUIRE(est->runs() >= 3);
@@ -239,7 +242,7 @@ TEST_CASE("deadlines: predicted unattainable -> rejected before starting (PERSIS
   // Idle, yet the deadline is shorter than the fastest run ever seen.
   auto j = make_job(c, 1);
   ex::execute_options tight;
-  tight.deadline = ty::clock::now() + est->fastest() / 4;
+  tight.deadline = ty::clock::now() + est->fastest() / 2;
   inbox box;
   CHECK(ex::execute_async(rt, c.pm, j.request, tight, box.callback()) == ErrorStatus::MISSED_DEADLINE_PERSISTENT);
   CHECK(box.count.load() == 1);
@@ -265,7 +268,9 @@ TEST_CASE("deadlines: predicted unattainable -> rejected before starting (PERSIS
 
 TEST_CASE("deadlines: a long execution is aborted at the first checkpoint after its deadline") {
   ex::runtime rt({.workers = 1});
-  const auto c = prepare_chain(16384, 400);  // never run before: no prediction, it starts
+  // Never run before: no prediction, it starts. Long enough (about 4 ms) that a quarter of
+  // it outlasts a preemption before admission (a deadline already past is rejected).
+  const auto c = prepare_chain(16384, 4000);
   // Per-operation time, measured on a short run of the same shapes.
   const auto s = prepare_chain(16384, 20);
   auto js = make_job(s, 0);
@@ -275,7 +280,7 @@ TEST_CASE("deadlines: a long execution is aborted at the first checkpoint after 
 
   auto j = make_job(c, 0);
   ex::execute_options opt;
-  opt.deadline = ty::clock::now() + per_op * 100;  // about a quarter of the run
+  opt.deadline = ty::clock::now() + per_op * 1000;  // about a quarter of the run
   std::atomic<bool> done{false};
   ex::execution_outcome got;
   ty::time_point ended;
