@@ -106,6 +106,20 @@ struct conv_rows {
   }
 };
 
+/// Output columns [lo, hi).
+struct column_range {
+  std::size_t lo = 0, hi = 0;
+};
+/// The output columns whose filter row lies inside the input horizontally (no dilation):
+/// ox * stride_w - pad_left >= 0 and ox * stride_w - pad_left + filter_w <= in_w.
+inline column_range inside_columns(const geometry& g) noexcept {
+  const std::int64_t sw = g.stride_w, pl = g.pad_left, ow = g.out_w;
+  const std::int64_t lo = std::min(ow, std::max<std::int64_t>(0, pl + sw - 1) / sw);
+  const std::int64_t last = std::int64_t{g.in_w} - std::int64_t{g.filter_w} + pl;  // ox * sw <= last
+  const std::int64_t hi = last < 0 ? lo : std::max(lo, std::min(ow, last / sw + 1));
+  return {static_cast<std::size_t>(lo), static_cast<std::size_t>(hi)};
+}
+
 /// Rows of a conv with few input channels per tap, gathered (im2col) into a contiguous
 /// [rows][taps * in_c] scratch: the micro-kernel then runs one long K loop instead of a
 /// short one per tap. The scratch is per thread and lives until the thread's next fill.
@@ -123,51 +137,111 @@ struct im2col_rows {
     const __mmask64 mask = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
     _mm512_mask_storeu_epi8(dst, mask, _mm512_maskz_loadu_epi8(mask, s));
   }
+  /// `cnt` pixels' rows of `fh` runs (FH: fh known at compile time, 0: not) from offset
+  /// `off` of each input row on, `step` apart, as 16-byte copies: row i's run ky to
+  /// dst + i * ks + ky * len. Returns the end of the last row.
+  template <std::size_t FH>
+  NNHAL_TARGET_AVX512 static T* copy_runs(T* dst, const T* const* rows, std::size_t fh, std::size_t len,
+                                          std::size_t ks, std::size_t off, std::size_t step, std::size_t cnt) noexcept {
+    constexpr std::size_t max_rows = FH ? FH : 1;
+    const T* local[max_rows];  // the row pointers in registers: the char stores below could alias `rows`
+    if constexpr (FH != 0)
+      for (std::size_t ky = 0; ky < FH; ++ky) local[ky] = rows[ky];
+    for (std::size_t c = 0; c < cnt; ++c, off += step, dst += ks) {
+      if constexpr (FH != 0) {
+#pragma GCC unroll 8
+        for (std::size_t ky = 0; ky < FH; ++ky)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + ky * len),
+                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(local[ky] + off)));
+      } else {
+        for (std::size_t ky = 0; ky < fh; ++ky)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + ky * len),
+                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[ky] + off)));
+      }
+    }
+    return dst;
+  }
+
   NNHAL_TARGET_AVX512 void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
     static thread_local std::vector<T> buf;
     // Locals, not g's fields: T may be a char type, whose stores could alias them.
     const geometry& g = *src.g;
     const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, k = fh * fw * cin, ow = g.out_w, oh = g.out_h;
-    const std::size_t in_h = g.in_h, in_w = g.in_w;
+    const std::size_t in_h = g.in_h, in_w = g.in_w, len = fw * cin;
     const std::int64_t sh = g.stride_h, sw = g.stride_w, pt = g.pad_top, pl = g.pad_left, dh = g.dil_h, dw = g.dil_w;
     const T* const in = src.in;
     const T* const pad = src.pad;
-    const std::size_t ks = row_k(k);
-    // 16 bytes of slack: runs of at most 16 bytes copy whole 16-byte vectors.
-    buf.resize(n * ks + 16 / sizeof(T));
-    const T* const in_end = in + std::size_t{g.batches} * in_h * in_w * cin;
+    const std::size_t ks = row_k(k), total = std::size_t{g.batches} * in_h * in_w * cin;
+    // 16 bytes of slack: runs of at most 16 bytes copy whole 16-byte vectors. Grown only, so
+    // blocks of alternating sizes do not clear it at every fill.
+    if (buf.size() < n * ks + 16 / sizeof(T)) buf.resize(n * ks + 16 / sizeof(T));
     T* dst = buf.data();
     std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
     // Per filter row, its input row (null: padding), set at each output row's first pixel.
     static thread_local std::vector<const T*> in_rows;
     in_rows.resize(fh);
+    bool rows_in = false;  // every filter row of this output row inside the input
     auto start_row = [&] {
       const std::int64_t iy0 = static_cast<std::int64_t>(oy) * sh - pt;
+      rows_in = true;
       for (std::size_t ky = 0; ky < fh; ++ky) {
         const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * dh;
-        in_rows[ky] = iy >= 0 && iy < static_cast<std::int64_t>(in_h)
-                          ? in + (b * in_h + static_cast<std::size_t>(iy)) * in_w * cin
-                          : nullptr;
+        const bool in_y = iy >= 0 && iy < static_cast<std::int64_t>(in_h);
+        in_rows[ky] = in_y ? in + (b * in_h + static_cast<std::size_t>(iy)) * in_w * cin : nullptr;
+        rows_in = rows_in && in_y;
       }
     };
     start_row();
     std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - pl;
-    for (std::size_t i = 0; i < n; ++i) {
+    // Moves on by `c` pixels of the output row (a whole row ends at its last pixel).
+    auto advance = [&](std::size_t c, std::size_t done) {
+      ix0 += static_cast<std::int64_t>(c) * sw;
+      if ((ox += c) == ow) {
+        ox = 0;
+        ix0 = -pl;
+        if (++oy == oh) {
+          oy = 0;
+          ++b;
+        }
+        if (done < n) start_row();
+      }
+    };
+    // Short runs with every filter row inside: 16-byte copies, pixel after pixel, while
+    // the last filter row's 16 bytes are inside the tensor. The bytes past a run are
+    // overwritten by the next run or pixel (or lie in the slack). The row's padding is
+    // left as it is: it meets zero weights, and row_terms reads only k bytes.
+    const column_range inside = dw == 1 && len * sizeof(T) <= 16 ? inside_columns(g) : column_range{};
+    const std::size_t step = static_cast<std::size_t>(sw) * cin;
+    for (std::size_t i = 0; i < n;) {
+      if (rows_in && ox >= inside.lo && ox < inside.hi) {
+        const std::size_t last_row = static_cast<std::size_t>(in_rows[fh - 1] - in);
+        const std::size_t first = static_cast<std::size_t>(ix0) * cin;
+        std::size_t cnt = std::min(n - i, inside.hi - ox);
+        while (cnt > 0 && last_row + first + (cnt - 1) * step + 16 / sizeof(T) > total) --cnt;
+        if (cnt > 0) {
+          switch (fh) {
+            case 3: dst = copy_runs<3>(dst, in_rows.data(), fh, len, ks, first, step, cnt); break;
+            case 5: dst = copy_runs<5>(dst, in_rows.data(), fh, len, ks, first, step, cnt); break;
+            case 7: dst = copy_runs<7>(dst, in_rows.data(), fh, len, ks, first, step, cnt); break;
+            default: dst = copy_runs<0>(dst, in_rows.data(), fh, len, ks, first, step, cnt); break;
+          }
+          i += cnt;
+          advance(cnt, i);
+          continue;
+        }
+      }
       // With every column inside and no horizontal dilation, a filter row is one run.
       const bool run = dw == 1 && ix0 >= 0 && ix0 + static_cast<std::int64_t>(fw) <= static_cast<std::int64_t>(in_w);
       for (std::size_t ky = 0; ky < fh; ++ky) {
         const T* const row = in_rows[ky];
         const bool row_in = row != nullptr;
+        if (run && row_in && len * sizeof(T) <= 64) {
+          copy_short(dst, row + static_cast<std::size_t>(ix0) * cin, len);
+          dst += len;
+          continue;
+        }
         if (run && row_in) {
-          const T* s = row + static_cast<std::size_t>(ix0) * cin;
-          const std::size_t len = fw * cin;
-          // Short runs copy 16 bytes unmasked where the input has them: the bytes past the
-          // run are overwritten by the next run or the row's padding (or lie in the slack).
-          if (len * sizeof(T) <= 16 && s + 16 / sizeof(T) <= in_end)
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
-          else if (len * sizeof(T) <= 64) copy_short(dst, s, len);
-          else
-            for (std::size_t c = 0; c < len; ++c) dst[c] = s[c];
+          std::copy_n(row + static_cast<std::size_t>(ix0) * cin, len, dst);
           dst += len;
           continue;
         }
@@ -179,16 +253,8 @@ struct im2col_rows {
         }
       }
       for (std::size_t c = k; c < ks; ++c) *dst++ = T{};
-      ix0 += sw;
-      if (++ox == ow) {
-        ox = 0;
-        ix0 = -pl;
-        if (++oy == oh) {
-          oy = 0;
-          ++b;
-        }
-        if (i + 1 < n) start_row();
-      }
+      ++i;
+      advance(1, i);
     }
     for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = buf.data() + (i < n ? i : n - 1) * ks;
   }
@@ -204,40 +270,89 @@ struct filter_row_rows {
   conv_rows<float> src;
   std::size_t taps() const noexcept { return src.g->filter_h; }
   std::size_t row_k(std::size_t k) const noexcept { return k / src.g->filter_h; }
+  /// Points the taps of `cnt` rows (from slot m of `block` on) at offset `off` of each
+  /// input row, `step` further per row (FH: fh known at compile time, 0: not).
+  template <std::size_t FH>
+  static void point_runs(const float**& block, std::size_t& m, std::size_t mr, const float* const* rows,
+                         std::size_t fh, std::size_t off, std::size_t step, std::size_t cnt) noexcept {
+    const float* local[FH ? FH : 1];  // in registers: the stores below could alias `rows`
+    if constexpr (FH != 0)
+      for (std::size_t ky = 0; ky < FH; ++ky) local[ky] = rows[ky];
+    for (std::size_t c = 0; c < cnt; ++c, off += step) {
+      if constexpr (FH != 0) {
+#pragma GCC unroll 8
+        for (std::size_t ky = 0; ky < FH; ++ky) block[ky * mr + m] = local[ky] + off;
+      } else {
+        for (std::size_t ky = 0; ky < fh; ++ky) block[ky * mr + m] = rows[ky] + off;
+      }
+      if (++m == mr) {
+        m = 0;
+        block += fh * mr;
+      }
+    }
+  }
+
   void fill(std::size_t r0, std::size_t n, std::size_t mr, const float** ptrs) const {
     static thread_local std::vector<float> scratch;
     static thread_local std::vector<const float*> in_rows;  // per filter row: its input row, or null (padding)
     const geometry& g = *src.g;
     const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, len = fw * cin, ow = g.out_w, oh = g.out_h;
     const std::int64_t in_w = g.in_w, sw = g.stride_w;
-    scratch.resize(n * fh * len);
+    if (scratch.size() < n * fh * len) scratch.resize(n * fh * len);  // grown only: not cleared at every fill
     in_rows.resize(fh);
     float* gather = scratch.data();
     std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
+    bool rows_in = false;  // every filter row of this output row inside the input
     // The output row's filter rows, set at its first pixel.
     auto start_row = [&] {
       const std::int64_t iy0 = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top;
+      rows_in = true;
       for (std::size_t ky = 0; ky < fh; ++ky) {
         const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * g.dil_h;
-        in_rows[ky] = iy >= 0 && iy < g.in_h ? src.in + (b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w * cin : nullptr;
+        const bool in_y = iy >= 0 && iy < g.in_h;
+        in_rows[ky] = in_y ? src.in + (b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w * cin : nullptr;
+        rows_in = rows_in && in_y;
       }
     };
     start_row();
     std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - g.pad_left;
-    const std::size_t blocks = (n + mr - 1) / mr;
-    for (std::size_t i = 0; i < blocks * mr; ++i) {
-      const std::size_t blk = i / mr, m = i % mr;
-      const float** dst = ptrs + blk * fh * mr + m;
-      if (i >= n) {  // tail block: repeat the last row
-        const std::size_t last = (n - 1) % mr;
-        for (std::size_t t = 0; t < fh; ++t) dst[t * mr] = ptrs[(blk * fh + t) * mr + last];
+    // Moves on by `c` pixels of the output row (a whole row ends at its last pixel).
+    auto advance = [&](std::size_t c, std::size_t done) {
+      ix0 += static_cast<std::int64_t>(c) * sw;
+      if ((ox += c) == ow) {
+        ox = 0;
+        ix0 = -static_cast<std::int64_t>(g.pad_left);
+        if (++oy == oh) {
+          oy = 0;
+          ++b;
+        }
+        if (done < n) start_row();
+      }
+    };
+    // Row i's tap t goes to ptrs[(i / mr * fh + t) * mr + i % mr]: `block` is the first of
+    // its block's, m = i % mr.
+    const float** block = ptrs;
+    std::size_t m = 0;
+    const column_range inside = inside_columns(g);
+    const std::size_t step = static_cast<std::size_t>(sw) * cin;
+    for (std::size_t i = 0; i < n;) {
+      if (rows_in && ox >= inside.lo && ox < inside.hi) {  // a run of pixels with every tap inside
+        const std::size_t cnt = std::min(n - i, inside.hi - ox), off = static_cast<std::size_t>(ix0) * cin;
+        switch (fh) {
+          case 3: point_runs<3>(block, m, mr, in_rows.data(), fh, off, step, cnt); break;
+          case 5: point_runs<5>(block, m, mr, in_rows.data(), fh, off, step, cnt); break;
+          case 7: point_runs<7>(block, m, mr, in_rows.data(), fh, off, step, cnt); break;
+          default: point_runs<0>(block, m, mr, in_rows.data(), fh, off, step, cnt); break;
+        }
+        i += cnt;
+        advance(cnt, i);
         continue;
       }
       const bool inside_x = ix0 >= 0 && ix0 + static_cast<std::int64_t>(fw) <= in_w;
       for (std::size_t ky = 0; ky < fh; ++ky) {
         const float* row = in_rows[ky];
         if (row && inside_x) {
-          dst[ky * mr] = row + static_cast<std::size_t>(ix0) * cin;
+          block[ky * mr + m] = row + static_cast<std::size_t>(ix0) * cin;
           continue;
         }
         for (std::size_t kx = 0; kx < fw; ++kx) {
@@ -245,20 +360,20 @@ struct filter_row_rows {
           const float* s = row && ix >= 0 && ix < in_w ? row + static_cast<std::size_t>(ix) * cin : src.pad;
           std::copy_n(s, cin, gather + kx * cin);
         }
-        dst[ky * mr] = gather;
+        block[ky * mr + m] = gather;
         gather += len;
       }
-      ix0 += sw;
-      if (++ox == ow) {
-        ox = 0;
-        ix0 = -static_cast<std::int64_t>(g.pad_left);
-        if (++oy == oh) {
-          oy = 0;
-          ++b;
-        }
-        if (i + 1 < n) start_row();
+      if (++m == mr) {
+        m = 0;
+        block += fh * mr;
       }
+      ++i;
+      advance(1, i);
     }
+    // A tail block repeats its last row.
+    if (m != 0)
+      for (const std::size_t last = m - 1; m < mr; ++m)
+        for (std::size_t t = 0; t < fh; ++t) block[t * mr + m] = block[t * mr + last];
   }
 };
 
