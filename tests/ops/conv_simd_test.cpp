@@ -501,7 +501,7 @@ NNHAL_TARGET_AVX512 void store_lanes(const ops::kernels::conv::avx512::q8_epilog
                                      const std::int32_t* acc, S* out, std::int32_t* scaled) {
   const ops::kernels::conv::avx512::q8_lanes lanes(e, c);
   lanes.store(out, 0xFFFF, _mm512_loadu_si512(acc));
-  if (!e.any_left) _mm512_storeu_si512(scaled, lanes.scaled(_mm512_loadu_si512(acc)));
+  if (!e.scaling->any_left) _mm512_storeu_si512(scaled, lanes.scaled(_mm512_loadu_si512(acc)));
 }
 
 template <class S>
@@ -543,6 +543,59 @@ void check_q8_lanes(rng& r, int n) {
   }
 }
 
+/// One vector of 16 channels whose lane `near` holds an accumulator next to a rounding
+/// boundary of the exact requantization (where q = floor((v m + A) / 2^(31+r)) steps, A
+/// the rounding term of v's sign), 0 to about 3 float-path windows away on either side;
+/// the other lanes hold small accumulators. Checks every lane against the scalar path.
+template <class S>
+void check_q8_boundary(rng& r) {
+  namespace q = nnhal::ops::quant;
+  namespace av = ops::kernels::conv::avx512;
+  constexpr std::int32_t tmin = std::numeric_limits<S>::min(), tmax = std::numeric_limits<S>::max();
+  ops::kernels::conv::requant rq;
+  for (std::size_t c = 0; c < 16; ++c) {
+    // Mantissas anywhere in [2^30, 2^31), or at either end; right shifts 0 to 31 (and a
+    // multiplier too small to represent: mantissa 0).
+    const int pick = r.uniform(0, 9);
+    const double frac = pick == 0 ? 0.5 : pick == 1 ? 1.0 - 0x1p-31 : static_cast<double>(r.real(0.5f, 1.0f));
+    rq.multipliers.push_back(q::quantize_multiplier(std::ldexp(frac, -r.uniform(0, 32))));
+  }
+  rq.out_zp = r.uniform(tmin, tmax);
+  av::q8_epilogue e;
+  av::set_lanes(e, rq, 16, 16);
+  e.lo = r.coin() ? tmin : r.uniform(tmin, tmax);
+  e.hi = r.coin() ? tmax : r.uniform(e.lo, tmax);
+  std::array<std::int32_t, 16> acc{};
+  for (auto& a : acc) a = r.uniform(-300, 300);
+  const std::size_t near = static_cast<std::size_t>(r.uniform(0, 15));
+  const q::fixed_multiplier m = rq.at(near);
+  if (m.mantissa_q31 != 0) {
+    const int right = -m.shift;
+    // The output step q (before the zero point) to land next to: in or near [lo, hi].
+    const std::int64_t target = r.uniform(e.lo - rq.out_zp - 3, e.hi - rq.out_zp + 3);
+    const long double unit = std::ldexp(1.0L, 31 + right);
+    long double a = std::ldexp(1.0L, 30) + (right > 0 ? std::ldexp(1.0L, 30 + right) : 0.0L);
+    if (target <= 0 && right > 0) a -= std::ldexp(1.0L, 31);  // the boundary of a negative product
+    const long double boundary = (static_cast<long double>(target) * unit - a) / m.mantissa_q31;
+    // One float-path window is 32 / 2^16 of a step: about `per_window` accumulator units.
+    const long double per_window = 32.0L * std::ldexp(1.0L, 15 + right) / m.mantissa_q31;
+    const long double reach = 3.0L * per_window + 3.0L;
+    const long double offset = r.coin() ? static_cast<long double>(r.uniform(-3, 3))
+                                        : static_cast<long double>(r.real(-1.0f, 1.0f)) * reach;
+    const long double v = std::clamp(std::roundl(boundary + offset), -2147483648.0L, 2147483647.0L);
+    acc[near] = static_cast<std::int32_t>(v);
+  }
+  std::array<S, 16> got{};
+  std::array<std::int32_t, 16> scaled{};
+  store_lanes<S>(e, 0, acc.data(), got.data(), scaled.data());
+  for (std::size_t i = 0; i < 16; ++i) {
+    const std::int32_t want = q::apply_multiplier(acc[i], rq.at(i));
+    INFO("acc ", acc[i], " lane ", i, " mantissa ", rq.at(i).mantissa_q31, " shift ", rq.at(i).shift, " zp ",
+         rq.out_zp, " range ", e.lo, "..", e.hi);
+    REQUIRE(int{got[i]} == std::clamp<std::int64_t>(std::int64_t{want} + rq.out_zp, e.lo, e.hi));
+  }
+}
+
 /// Both pairings of two rows of 16 bytes (dw3_pair, and dw3_pair_vbmi when the CPU has
 /// VBMI) into `plain` and `vbmi`.
 NNHAL_TARGET_AVX512 void pair_rows(const std::uint8_t* row0, const std::uint8_t* row1, std::int32_t* plain) {
@@ -554,6 +607,19 @@ NNHAL_TARGET_AVX512_VBMI void pair_rows_vbmi(const std::uint8_t* row0, const std
   namespace av = ops::kernels::conv::avx512;
   _mm512_storeu_si512(vbmi, av::dw3_pair_vbmi(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row0)),
                                               _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1))));
+}
+
+TEST_CASE("q8_lanes: the float path equals the fixed-point requantization next to every rounding boundary") {
+  // Accumulators on, next to and a few windows from the points where the exact result
+  // steps, for multipliers of every right shift and both signs; the other lanes of each
+  // vector are small, so that a lane inside the window (sent to the exact path with its
+  // vector) does not hide the float path from its neighbours too often.
+  if (!have_kernels()) return;
+  rng r(0xB0DA);
+  for (int n = 0; n < 20000; ++n) {
+    check_q8_boundary<std::int8_t>(r);
+    check_q8_boundary<std::uint8_t>(r);
+  }
 }
 
 TEST_CASE("quant8 3x3 depthwise: both row pairings put row 0 in the low and row 1 in the high half of each lane") {

@@ -680,9 +680,12 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
   using S = typename E::storage;
   const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
   std::shared_ptr<const dw_q8_filter> constant;
+  std::shared_ptr<const q8_scaling> scaling;  // made here when the channel count is known
   if (c.in[1].has_value() && c.in[1].dims.size() == 4 && c.in[1].dims_known())
     constant = std::make_shared<const dw_q8_filter>(make_dw_q8_filter(c.in[1]));
-  return [constant, q, slots](const kernel_io& io) {
+  if (c.in[1].dims.size() == 4 && c.in[1].dims_known())
+    scaling = make_q8_scaling(q, c.in[1].dims[3], (std::size_t{c.in[1].dims[3]} + 15) / 16 * 16);
+  return [constant, scaling, q, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
     dw_q8_filter local;
@@ -698,7 +701,7 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
       const std::uint32_t zero_term = static_cast<std::uint32_t>(zx_sum) * static_cast<std::uint32_t>(f.sum[k]);
       e.offset[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bias[k]) - zero_term);
     }
-    set_lanes(e, q, ch, padded);
+    set_lanes(e, q, ch, padded, scaling);
     const quant::quant_range r = quant::activation_range(g.activation, o.scale, o.zero_point,
                                                          std::numeric_limits<S>::min(), std::numeric_limits<S>::max());
     e.lo = r.lo;

@@ -9,7 +9,8 @@
 // AVX-512 by target attributes: bind() picks them from simd::cpu(), whatever the TU's flags.
 //  - float32: the reference's products summed in another order (float rounding only);
 //  - quant8: exact int32 sums wrapping like the reference's, then the same fixed-point
-//    requantization (simd::avx512::apply_multiplier_lanes): bit-exact with reference().
+//    requantization (q8_lanes: a float path proven equal to it, the fixed point where a
+//    result lies next to a rounding boundary): bit-exact with reference().
 #pragma once
 
 #include "nnhal/ops/kernels/conv_gemm.hpp"
@@ -20,7 +21,9 @@
 #include <immintrin.h>
 
 #include <array>
+#include <bit>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -743,31 +746,68 @@ inline packed_q8 pack_filter_q8(const operand_desc& f) {
                  f.type == OperandType::TENSOR_QUANT8_ASYMM);
 }
 
-/// Per-execution epilogue data of one quant8 GEMM, per padded channel.
-struct q8_epilogue {
-  std::vector<std::int32_t> offset;            // bias - zx * colsum + K * zx * zw (wrapping)
+/// The offset C (units of 2^-16 of an output step) of q8_lanes' float path, and its
+/// window: a result whose low 16 bits are below fast_window is redone exactly.
+inline constexpr double fast_offset = 14.0;
+inline constexpr std::int32_t fast_window = 32;
+
+/// 2^k as a double, for |k| < 1000 (exact, without a library call).
+inline double pow2(int k) noexcept { return std::bit_cast<double>(static_cast<std::uint64_t>(1023 + k) << 52); }
+
+/// The requantization of a quant8 GEMM's channels, per channel padded to whole vectors:
+/// it depends on the scales only, so a bind makes it once (bound_scaling).
+struct q8_scaling {
   std::vector<std::int32_t> mantissa, left, right, round_mask, round_half;
-  std::int32_t out_zp = 0, lo = 0, hi = 0;
+  std::vector<float> fast_m, fast_pos, fast_neg;  // q8_lanes' float path (without left shifts)
+  std::int32_t out_zp = 0;
   bool any_left = false;  // some channel's multiplier is above 1
 };
 
-/// Requantization lanes of `q` for `n` channels padded to `padded`.
-inline void set_lanes(q8_epilogue& e, const requant& q, std::size_t n, std::size_t padded) {
-  e.mantissa.assign(padded, 0);
-  e.left.assign(padded, 0);
-  e.right.assign(padded, 0);
-  e.round_mask.assign(padded, 0);
-  e.round_half.assign(padded, 0);
+/// The scaling of `q` for `n` channels padded to `padded`.
+inline std::shared_ptr<const q8_scaling> make_q8_scaling(const requant& q, std::size_t n, std::size_t padded) {
+  auto e = std::make_shared<q8_scaling>();
+  e->mantissa.assign(padded, 0);
+  e->left.assign(padded, 0);
+  e->right.assign(padded, 0);
+  e->round_mask.assign(padded, 0);
+  e->round_half.assign(padded, 0);
   for (std::size_t c = 0; c < n; ++c) {
     const quant::fixed_multiplier m = q.at(c);
-    e.mantissa[c] = m.mantissa_q31;
-    e.left[c] = m.shift > 0 ? m.shift : 0;
-    e.right[c] = m.shift > 0 ? 0 : -m.shift;
-    e.round_mask[c] = static_cast<std::int32_t>((std::int64_t{1} << e.right[c]) - 1);
-    e.round_half[c] = e.round_mask[c] >> 1;
-    e.any_left = e.any_left || e.left[c] > 0;
+    e->mantissa[c] = m.mantissa_q31;
+    e->left[c] = m.shift > 0 ? m.shift : 0;
+    e->right[c] = m.shift > 0 ? 0 : -m.shift;
+    e->round_mask[c] = static_cast<std::int32_t>((std::int64_t{1} << e->right[c]) - 1);
+    e->round_half[c] = e->round_mask[c] >> 1;
+    e->any_left = e->any_left || e->left[c] > 0;
   }
-  e.out_zp = q.out_zp;
+  e->out_zp = q.out_zp;
+  e->fast_m.assign(padded, 0.0f);
+  e->fast_pos.assign(padded, 0.0f);
+  e->fast_neg.assign(padded, 0.0f);
+  if (!e->any_left)
+    for (std::size_t c = 0; c < padded; ++c) {
+      // See q8_lanes: M = mantissa 2^-(15+r); B = A 2^-(15+r) + zp 2^16 + C per sign of p.
+      const int r = e->right[c];
+      const double pos = pow2(15 - r) + (r > 0 ? 32768.0 : 0.0) + 65536.0 * q.out_zp + fast_offset;
+      e->fast_m[c] = static_cast<float>(static_cast<double>(e->mantissa[c]) * pow2(-15 - r));
+      e->fast_pos[c] = static_cast<float>(pos);
+      e->fast_neg[c] = static_cast<float>(pos - (r > 0 ? pow2(16 - r) : 0.0));
+    }
+  return e;
+}
+
+/// Per-execution epilogue data of one quant8 GEMM, per padded channel.
+struct q8_epilogue {
+  std::vector<std::int32_t> offset;  // bias - zx * colsum + K * zx * zw (wrapping)
+  std::shared_ptr<const q8_scaling> scaling;
+  std::int32_t lo = 0, hi = 0;
+};
+
+/// Requantization lanes of `q` for `n` channels padded to `padded`: `bound` when a bind
+/// made them for as many channels, else made here.
+inline void set_lanes(q8_epilogue& e, const requant& q, std::size_t n, std::size_t padded,
+                      const std::shared_ptr<const q8_scaling>& bound = nullptr) {
+  e.scaling = bound && bound->mantissa.size() == padded ? bound : make_q8_scaling(q, n, padded);
 }
 
 /// offset[c] = bias[c] - zx * colsum[c] + K * zx * zw for the channels of `p` (wrapping).
@@ -783,10 +823,10 @@ inline void set_offsets(q8_epilogue& e, const packed_q8& p, const std::int32_t* 
 }
 
 inline q8_epilogue make_q8_epilogue(const packed_q8& p, const std::int32_t* bias, std::int32_t zx, const requant& q,
-                                    quant::quant_range r) {
+                                    const std::shared_ptr<const q8_scaling>& bound, quant::quant_range r) {
   q8_epilogue e;
   set_offsets(e, p, bias, zx);
-  set_lanes(e, q, p.out_c, p.panels * p.nr);
+  set_lanes(e, q, p.out_c, p.panels * p.nr, bound);
   e.lo = r.lo;
   e.hi = r.hi;
   return e;
@@ -814,17 +854,33 @@ inline std::uint32_t load_u32(const std::uint8_t* p, std::size_t n = 4) noexcept
 /// products are 64-bit lanes of their own, so each constant comes in an even and an odd
 /// vector, derived from `right` here (loading them would take more cache than the
 /// epilogue's other arrays together).
+///
+/// store() first tries float arithmetic: with M = mantissa 2^-(15+r), A = 2^30 +
+/// [r > 0] (2^(30+r) - [p < 0] 2^31) and B = A 2^-(15+r) + zp 2^16 + C (C = fast_offset),
+/// the exact g* = v M + B has floor((g* - C) / 2^16) = q + zp. G = round(fl(fl(v) M' + B'))
+/// (M', B' the float constants; one fused multiply-add; round to nearest throughout) is
+/// within E of g*, and for |v M| <= 2^26 E <= 2^26 (2^-23 + 2^-48) (v and M rounded)
+/// + 1/2 (B: |B| < 2^24) + 4 (the sum, below 2^27) + 1/2 (to integer) < 13.01. With C >=
+/// E, G >= g* - E >= g* - C; and G < (the next multiple of 2^16 above g* - C) + C + E, so
+/// where G's low 16 bits are at least W = fast_window >= C + E, floor(G / 2^16) = q + zp.
+/// Lanes below W (about 1 in 2^11) send their vector to the exact path. Where |v M| >
+/// 2^26, |q| >= 2^10 - 1, so the output clamps to lo or hi whatever the error; G then
+/// errs by at most 2^-22 relative, so floor(G / 2^16) is beyond the same end (|zp| <=
+/// 255, |B| < 2^24), or G overflowed int32 and reads 0x80000000, whose low bits send it
+/// to the exact path.
 struct q8_lanes {
   __m512i mantissa, left, right, rmask, rhalf, zp, lo, hi;
   __m512i mantissa_odd, add_even, add_odd, sub_even, sub_odd, shift_even, shift_odd;
+  __m512 fast_m, fast_pos, fast_neg;
   bool any_left;
   /// `c` a multiple of 16.
-  NNHAL_TARGET_AVX512 q8_lanes(const q8_epilogue& e, std::size_t c)
+  NNHAL_TARGET_AVX512 q8_lanes(const q8_epilogue& ep, std::size_t c) : q8_lanes(*ep.scaling, ep.lo, ep.hi, c) {}
+  NNHAL_TARGET_AVX512 q8_lanes(const q8_scaling& e, std::int32_t lo_, std::int32_t hi_, std::size_t c)
       : mantissa(_mm512_loadu_si512(e.mantissa.data() + c)),
         right(_mm512_loadu_si512(e.right.data() + c)),
         zp(_mm512_set1_epi32(e.out_zp)),
-        lo(_mm512_set1_epi32(e.lo)),
-        hi(_mm512_set1_epi32(e.hi)),
+        lo(_mm512_set1_epi32(lo_)),
+        hi(_mm512_set1_epi32(hi_)),
         any_left(e.any_left) {
     using simd::avx512::all8;
     if (any_left) {
@@ -832,9 +888,13 @@ struct q8_lanes {
       rmask = _mm512_loadu_si512(e.round_mask.data() + c);
       rhalf = _mm512_loadu_si512(e.round_half.data() + c);
       mantissa_odd = add_even = add_odd = sub_even = sub_odd = shift_even = shift_odd = _mm512_setzero_si512();
+      fast_m = fast_pos = fast_neg = _mm512_setzero_ps();
       return;
     }
     left = rmask = rhalf = _mm512_setzero_si512();
+    fast_m = _mm512_loadu_ps(e.fast_m.data() + c);
+    fast_pos = _mm512_loadu_ps(e.fast_pos.data() + c);
+    fast_neg = _mm512_loadu_ps(e.fast_neg.data() + c);
     mantissa_odd = _mm512_maskz_srli_epi64(all8, mantissa, 32);
     derive(_mm512_maskz_mov_epi32(0x5555, right), add_even, sub_even, shift_even);
     derive(_mm512_maskz_srli_epi64(all8, right, 32), add_odd, sub_odd, shift_odd);
@@ -864,12 +924,25 @@ struct q8_lanes {
                                            _mm512_maskz_srav_epi64(all8, to, shift_odd));
   }
 
+  /// q + zp of each lane (no left shifts): the float path, or where a lane is close to a
+  /// rounding boundary, scaled().
+  NNHAL_TARGET_AVX512 __m512i biased(__m512i v) const {
+    using simd::avx512::all16;
+    constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 b = _mm512_mask_mov_ps(fast_pos, _mm512_movepi32_mask(v), fast_neg);
+    const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
+    const __m512i g = _mm512_maskz_cvt_roundps_epi32(all16, y, rn);
+    if (_mm512_testn_epi32_mask(g, _mm512_set1_epi32(0xFFFF & ~(fast_window - 1)))) [[unlikely]]
+      return _mm512_add_epi32(scaled(v), zp);
+    return _mm512_maskz_srai_epi32(all16, g, 16);
+  }
+
   /// Requantizes 16 accumulators and stores the lanes in `mask` as S.
   template <class S>
   NNHAL_TARGET_AVX512 void store(S* o, __mmask16 mask, __m512i v) const {
     using namespace simd::avx512;
-    v = any_left ? apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf) : scaled(v);
-    v = _mm512_add_epi32(v, zp);
+    v = any_left ? _mm512_add_epi32(apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf), zp)
+                 : biased(v);
     v = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, v, lo), hi);
     _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(all16, v));
   }
@@ -1131,20 +1204,28 @@ inline std::shared_ptr<const packed_q8> constant_q8(const bind_context& c, std::
   return packed_constant_q8(c, shape, what, [&] { return pack_filter_q8(f); });
 }
 
+/// The scaling of a filter's channels, made at bind when its shape is known (rank
+/// `rank`); null otherwise (each execution makes its own).
+inline std::shared_ptr<const q8_scaling> bound_scaling(const operand_desc& f, std::size_t rank, const requant& q) {
+  if (f.dims.size() != rank || !f.dims_known()) return nullptr;
+  const packed_q8 shape = filter_shape_q8(f);
+  return make_q8_scaling(q, shape.out_c, shape.panels * shape.nr);
+}
+
 /// The bound CONV_2D / GROUPED_CONV_2D (one group) quant8 kernel: E qu8 or qs8.
 template <types::element E>
 kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots) {
   using S = typename E::storage;
   const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
   const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
-  return [constant = constant_q8(c, 4), q, zx, k, slots](const kernel_io& io) {
+  return [constant = constant_q8(c, 4), scaling = bound_scaling(c.in[1], 4, q), q, zx, k, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_q8 local;
     const packed_q8& p = prepared_or(constant, local, [&] { return pack_filter_q8(io.in[1]); });
     const auto o = io.output<E>(0);
     const q8_epilogue e = make_q8_epilogue(
-        p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
+        p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q, scaling,
         quant::activation_range(g.activation, o.scale, o.zero_point, std::numeric_limits<S>::min(),
                                 std::numeric_limits<S>::max()));
     const auto in_zp = static_cast<S>(io.in[0].zero_point);
@@ -1160,13 +1241,13 @@ kernel bind_fully_connected_q8(const bind_context& c) {
   using S = typename E::storage;
   const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
   const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
-  return [constant = constant_q8(c, 2), q, zx](const kernel_io& io) {
+  return [constant = constant_q8(c, 2), scaling = bound_scaling(c.in[1], 2, q), q, zx](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_q8 local;
     const packed_q8& p = prepared_or(constant, local, [&] { return pack_filter_q8(io.in[1]); });
     const auto o = io.output<E>(0);
     const q8_epilogue e = make_q8_epilogue(
-        p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q,
+        p, reinterpret_cast<const std::int32_t*>(io.in[2].value), zx, q, scaling,
         quant::activation_range(io.scalar<std::int32_t>(3), o.scale, o.zero_point, std::numeric_limits<S>::min(),
                                 std::numeric_limits<S>::max()));
     gemm_q8(dense_rows<std::uint8_t>{reinterpret_cast<const std::uint8_t*>(io.in[0].value), p.cin},
