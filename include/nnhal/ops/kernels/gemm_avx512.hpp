@@ -869,35 +869,27 @@ inline std::uint32_t load_u32(const std::uint8_t* p, std::size_t n = 4) noexcept
 /// 255, |B| < 2^24), or G overflowed int32 and reads 0x80000000, whose low bits send it
 /// to the exact path.
 struct q8_lanes {
-  __m512i mantissa, left, right, rmask, rhalf, zp, lo, hi;
-  __m512i mantissa_odd, add_even, add_odd, sub_even, sub_odd, shift_even, shift_odd;
+  const q8_scaling* s;
+  std::size_t c;
+  __m512i zp, lo, hi;
   __m512 fast_m, fast_pos, fast_neg;
   bool any_left;
   /// `c` a multiple of 16.
-  NNHAL_TARGET_AVX512 q8_lanes(const q8_epilogue& ep, std::size_t c) : q8_lanes(*ep.scaling, ep.lo, ep.hi, c) {}
-  NNHAL_TARGET_AVX512 q8_lanes(const q8_scaling& e, std::int32_t lo_, std::int32_t hi_, std::size_t c)
-      : mantissa(_mm512_loadu_si512(e.mantissa.data() + c)),
-        right(_mm512_loadu_si512(e.right.data() + c)),
+  NNHAL_TARGET_AVX512 q8_lanes(const q8_epilogue& ep, std::size_t c_) : q8_lanes(*ep.scaling, ep.lo, ep.hi, c_) {}
+  NNHAL_TARGET_AVX512 q8_lanes(const q8_scaling& e, std::int32_t lo_, std::int32_t hi_, std::size_t c_)
+      : s(&e),
+        c(c_),
         zp(_mm512_set1_epi32(e.out_zp)),
         lo(_mm512_set1_epi32(lo_)),
         hi(_mm512_set1_epi32(hi_)),
+        fast_m(_mm512_setzero_ps()),
+        fast_pos(_mm512_setzero_ps()),
+        fast_neg(_mm512_setzero_ps()),
         any_left(e.any_left) {
-    using simd::avx512::all8;
-    if (any_left) {
-      left = _mm512_loadu_si512(e.left.data() + c);
-      rmask = _mm512_loadu_si512(e.round_mask.data() + c);
-      rhalf = _mm512_loadu_si512(e.round_half.data() + c);
-      mantissa_odd = add_even = add_odd = sub_even = sub_odd = shift_even = shift_odd = _mm512_setzero_si512();
-      fast_m = fast_pos = fast_neg = _mm512_setzero_ps();
-      return;
-    }
-    left = rmask = rhalf = _mm512_setzero_si512();
+    if (any_left) return;
     fast_m = _mm512_loadu_ps(e.fast_m.data() + c);
     fast_pos = _mm512_loadu_ps(e.fast_pos.data() + c);
     fast_neg = _mm512_loadu_ps(e.fast_neg.data() + c);
-    mantissa_odd = _mm512_maskz_srli_epi64(all8, mantissa, 32);
-    derive(_mm512_maskz_mov_epi32(0x5555, right), add_even, sub_even, shift_even);
-    derive(_mm512_maskz_srli_epi64(all8, right, 32), add_odd, sub_odd, shift_odd);
   }
 
   /// The rounding constants of 64-bit lanes whose right shifts are `r`.
@@ -914,14 +906,28 @@ struct q8_lanes {
   /// low halves interleaved back.
   NNHAL_TARGET_AVX512 __m512i scaled(__m512i v) const {
     using simd::avx512::all8;
+    const __m512i mantissa = _mm512_loadu_si512(s->mantissa.data() + c), right = _mm512_loadu_si512(s->right.data() + c);
+    __m512i add_even, sub_even, shift_even, add_odd, sub_odd, shift_odd;
+    derive(_mm512_maskz_mov_epi32(0x5555, right), add_even, sub_even, shift_even);
+    derive(_mm512_maskz_srli_epi64(all8, right, 32), add_odd, sub_odd, shift_odd);
     const __m512i pe = _mm512_maskz_mul_epi32(all8, v, mantissa);
-    const __m512i po = _mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, v, 32), mantissa_odd);
+    const __m512i po = _mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, v, 32),
+                                              _mm512_maskz_srli_epi64(all8, mantissa, 32));
     __m512i te = _mm512_add_epi64(pe, add_even), to = _mm512_add_epi64(po, add_odd);
     te = _mm512_mask_sub_epi64(te, _mm512_movepi64_mask(pe), te, sub_even);
     to = _mm512_mask_sub_epi64(to, _mm512_movepi64_mask(po), to, sub_odd);
     const __m512i pick = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
     return _mm512_maskz_permutex2var_epi32(simd::avx512::all16, _mm512_maskz_srav_epi64(all8, te, shift_even), pick,
                                            _mm512_maskz_srav_epi64(all8, to, shift_odd));
+  }
+
+  /// q + zp of each lane with left shifts (a multiplier above 1), in fixed point.
+  NNHAL_TARGET_AVX512 __m512i exact_left(__m512i v) const {
+    const __m512i mantissa = _mm512_loadu_si512(s->mantissa.data() + c), left = _mm512_loadu_si512(s->left.data() + c);
+    const __m512i right = _mm512_loadu_si512(s->right.data() + c);
+    const __m512i rmask = _mm512_loadu_si512(s->round_mask.data() + c);
+    const __m512i rhalf = _mm512_loadu_si512(s->round_half.data() + c);
+    return _mm512_add_epi32(simd::avx512::apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf), zp);
   }
 
   /// q + zp of each lane (no left shifts): the float path, or where a lane is close to a
@@ -940,9 +946,8 @@ struct q8_lanes {
   /// Requantizes 16 accumulators and stores the lanes in `mask` as S.
   template <class S>
   NNHAL_TARGET_AVX512 void store(S* o, __mmask16 mask, __m512i v) const {
-    using namespace simd::avx512;
-    v = any_left ? _mm512_add_epi32(apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf), zp)
-                 : biased(v);
+    using simd::avx512::all16;
+    v = any_left ? exact_left(v) : biased(v);
     v = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, v, lo), hi);
     _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(all16, v));
   }
