@@ -543,10 +543,25 @@ void check_q8_lanes(rng& r, int n) {
   }
 }
 
-/// One vector of 16 channels whose lane `near` holds an accumulator next to a rounding
-/// boundary of the exact requantization (where q = floor((v m + A) / 2^(31+r)) steps, A
-/// the rounding term of v's sign), 0 to about 3 float-path windows away on either side;
-/// the other lanes hold small accumulators. Checks every lane against the scalar path.
+/// q8_lanes' store() of each of `n` rows of 16 accumulators, and store_rows() of them
+/// together (rows of 16 S apart).
+template <class S>
+NNHAL_TARGET_AVX512 void store_both(const ops::kernels::conv::avx512::q8_epilogue& e, const std::int32_t* acc,
+                                    std::size_t n, S* one, S* rows) {
+  const ops::kernels::conv::avx512::q8_lanes lanes(e, 0);
+  __m512i v[8];
+  for (std::size_t i = 0; i < n; ++i) {
+    v[i] = _mm512_loadu_si512(acc + 16 * i);
+    lanes.store(one + 16 * i, 0xFFFF, v[i]);
+  }
+  lanes.store_rows<S, 8>(rows, 16, 0xFFFF, v, n);
+}
+
+/// Rows of 16 channels, each with one lane `near` holding an accumulator next to a
+/// rounding boundary of the exact requantization (where q = floor((v m + A) / 2^(31+r))
+/// steps, A the rounding term of v's sign), 0 to about 3 float-path windows away on
+/// either side; the other lanes hold small accumulators. Checks every lane, stored one row
+/// at a time and as a block of rows, against the scalar path.
 template <class S>
 void check_q8_boundary(rng& r) {
   namespace q = nnhal::ops::quant;
@@ -565,34 +580,38 @@ void check_q8_boundary(rng& r) {
   av::set_lanes(e, rq, 16, 16);
   e.lo = r.coin() ? tmin : r.uniform(tmin, tmax);
   e.hi = r.coin() ? tmax : r.uniform(e.lo, tmax);
-  std::array<std::int32_t, 16> acc{};
+  const auto rows = static_cast<std::size_t>(r.uniform(1, 8));
+  std::array<std::int32_t, 16 * 8> acc{};
   for (auto& a : acc) a = r.uniform(-300, 300);
-  const std::size_t near = static_cast<std::size_t>(r.uniform(0, 15));
-  const q::fixed_multiplier m = rq.at(near);
-  if (m.mantissa_q31 != 0) {
-    const int right = -m.shift;
-    // The output step q (before the zero point) to land next to: in or near [lo, hi].
-    const std::int64_t target = r.uniform(e.lo - rq.out_zp - 3, e.hi - rq.out_zp + 3);
-    const long double unit = std::ldexp(1.0L, 31 + right);
-    long double a = std::ldexp(1.0L, 30) + (right > 0 ? std::ldexp(1.0L, 30 + right) : 0.0L);
-    if (target <= 0 && right > 0) a -= std::ldexp(1.0L, 31);  // the boundary of a negative product
-    const long double boundary = (static_cast<long double>(target) * unit - a) / m.mantissa_q31;
-    // One float-path window is 32 / 2^16 of a step: about `per_window` accumulator units.
-    const long double per_window = 32.0L * std::ldexp(1.0L, 15 + right) / m.mantissa_q31;
-    const long double reach = 3.0L * per_window + 3.0L;
-    const long double offset = r.coin() ? static_cast<long double>(r.uniform(-3, 3))
-                                        : static_cast<long double>(r.real(-1.0f, 1.0f)) * reach;
-    const long double v = std::clamp(std::roundl(boundary + offset), -2147483648.0L, 2147483647.0L);
-    acc[near] = static_cast<std::int32_t>(v);
+  for (std::size_t row = 0; row < rows; ++row) {
+    const std::size_t near = static_cast<std::size_t>(r.uniform(0, 15));
+    const q::fixed_multiplier m = rq.at(near);
+    if (m.mantissa_q31 != 0) {
+      const int right = -m.shift;
+      // The output step q (before the zero point) to land next to: in or near [lo, hi].
+      const std::int64_t target = r.uniform(e.lo - rq.out_zp - 3, e.hi - rq.out_zp + 3);
+      const long double unit = std::ldexp(1.0L, 31 + right);
+      long double a = std::ldexp(1.0L, 30) + (right > 0 ? std::ldexp(1.0L, 30 + right) : 0.0L);
+      if (target <= 0 && right > 0) a -= std::ldexp(1.0L, 31);  // the boundary of a negative product
+      const long double boundary = (static_cast<long double>(target) * unit - a) / m.mantissa_q31;
+      // One float-path window is 32 / 2^16 of a step: about `per_window` accumulator units.
+      const long double per_window = 32.0L * std::ldexp(1.0L, 15 + right) / m.mantissa_q31;
+      const long double reach = 3.0L * per_window + 3.0L;
+      const long double offset = r.coin() ? static_cast<long double>(r.uniform(-3, 3))
+                                          : static_cast<long double>(r.real(-1.0f, 1.0f)) * reach;
+      const long double v = std::clamp(std::roundl(boundary + offset), -2147483648.0L, 2147483647.0L);
+      acc[16 * row + near] = static_cast<std::int32_t>(v);
+    }
   }
-  std::array<S, 16> got{};
-  std::array<std::int32_t, 16> scaled{};
-  store_lanes<S>(e, 0, acc.data(), got.data(), scaled.data());
-  for (std::size_t i = 0; i < 16; ++i) {
-    const std::int32_t want = q::apply_multiplier(acc[i], rq.at(i));
-    INFO("acc ", acc[i], " lane ", i, " mantissa ", rq.at(i).mantissa_q31, " shift ", rq.at(i).shift, " zp ",
-         rq.out_zp, " range ", e.lo, "..", e.hi);
-    REQUIRE(int{got[i]} == std::clamp<std::int64_t>(std::int64_t{want} + rq.out_zp, e.lo, e.hi));
+  std::array<S, 16 * 8> one{}, block{};
+  store_both<S>(e, acc.data(), rows, one.data(), block.data());
+  for (std::size_t i = 0; i < 16 * rows; ++i) {
+    const std::int32_t want = q::apply_multiplier(acc[i], rq.at(i % 16));
+    INFO("acc ", acc[i], " row ", i / 16, " lane ", i % 16, " mantissa ", rq.at(i % 16).mantissa_q31, " shift ",
+         rq.at(i % 16).shift, " zp ", rq.out_zp, " range ", e.lo, "..", e.hi);
+    const auto expected = std::clamp<std::int64_t>(std::int64_t{want} + rq.out_zp, e.lo, e.hi);
+    REQUIRE(int{one[i]} == expected);
+    REQUIRE(int{block[i]} == expected);
   }
 }
 

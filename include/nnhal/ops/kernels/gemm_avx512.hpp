@@ -863,7 +863,7 @@ inline std::uint32_t load_u32(const std::uint8_t* p, std::size_t n = 4) noexcept
 /// + 1/2 (B: |B| < 2^24) + 4 (the sum, below 2^27) + 1/2 (to integer) < 13.01. With C >=
 /// E, G >= g* - E >= g* - C; and G < (the next multiple of 2^16 above g* - C) + C + E, so
 /// where G's low 16 bits are at least W = fast_window >= C + E, floor(G / 2^16) = q + zp.
-/// Lanes below W (about 1 in 2^11) send their vector to the exact path. Where |v M| >
+/// A lane below W (about 1 in 2^11) sends its block of rows (store_rows) to the exact path. Where |v M| >
 /// 2^26, |q| >= 2^10 - 1, so the output clamps to lo or hi whatever the error; G then
 /// errs by at most 2^-22 relative, so floor(G / 2^16) is beyond the same end (|zp| <=
 /// 255, |B| < 2^24), or G overflowed int32 and reads 0x80000000, whose low bits send it
@@ -873,6 +873,7 @@ struct q8_lanes {
   std::size_t c;
   __m512i zp, lo, hi;
   __m512 fast_m, fast_pos, fast_neg;
+  __m512i window;  // the low-bit mask of the float path's window
   bool any_left;
   /// `c` a multiple of 16.
   NNHAL_TARGET_AVX512 q8_lanes(const q8_epilogue& ep, std::size_t c_) : q8_lanes(*ep.scaling, ep.lo, ep.hi, c_) {}
@@ -885,6 +886,7 @@ struct q8_lanes {
         fast_m(_mm512_setzero_ps()),
         fast_pos(_mm512_setzero_ps()),
         fast_neg(_mm512_setzero_ps()),
+        window(_mm512_set1_epi32(0xFFFF & ~(fast_window - 1))),
         any_left(e.any_left) {
     if (any_left) return;
     fast_m = _mm512_loadu_ps(e.fast_m.data() + c);
@@ -904,7 +906,7 @@ struct q8_lanes {
   /// v times each lane's multiplier (below 1), rounded as quant::apply_multiplier does:
   /// (p + add - [p < 0] sub) >> shift on the even and the odd lanes' 64-bit products, their
   /// low halves interleaved back.
-  NNHAL_TARGET_AVX512 __m512i scaled(__m512i v) const {
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i scaled(__m512i v) const {
     using simd::avx512::all8;
     const __m512i mantissa = _mm512_loadu_si512(s->mantissa.data() + c), right = _mm512_loadu_si512(s->right.data() + c);
     __m512i add_even, sub_even, shift_even, add_odd, sub_odd, shift_odd;
@@ -922,7 +924,7 @@ struct q8_lanes {
   }
 
   /// q + zp of each lane with left shifts (a multiplier above 1), in fixed point.
-  NNHAL_TARGET_AVX512 __m512i exact_left(__m512i v) const {
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i exact_left(__m512i v) const {
     const __m512i mantissa = _mm512_loadu_si512(s->mantissa.data() + c), left = _mm512_loadu_si512(s->left.data() + c);
     const __m512i right = _mm512_loadu_si512(s->right.data() + c);
     const __m512i rmask = _mm512_loadu_si512(s->round_mask.data() + c);
@@ -930,26 +932,75 @@ struct q8_lanes {
     return _mm512_add_epi32(simd::avx512::apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf), zp);
   }
 
-  /// q + zp of each lane (no left shifts): the float path, or where a lane is close to a
-  /// rounding boundary, scaled().
-  NNHAL_TARGET_AVX512 __m512i biased(__m512i v) const {
+  /// q + zp of each lane by the float path (no left shifts), valid unless a low 16 bits of
+  /// g (its even words, min-accumulated into `lows` for fast_exact()) is below the window.
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i fast(__m512i v, __m512i& lows) const {
+    using simd::avx512::all16;
+    constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    // B of v's sign: a vector select (all ones where v < 0), not a mask register.
+    const __m512i negative = _mm512_maskz_srai_epi32(all16, v, 31);
+    const __m512 b = _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(negative, _mm512_castps_si512(fast_neg), _mm512_castps_si512(fast_pos), 0xCA));
+    const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
+    const __m512i g = _mm512_maskz_cvt_roundps_epi32(all16, y, rn);
+    lows = _mm512_maskz_min_epu16(~__mmask32{0}, lows, g);
+    return _mm512_maskz_srai_epi32(all16, g, 16);
+  }
+  /// Whether a result accumulated into `lows` needs the exact path.
+  NNHAL_TARGET_AVX512 bool fast_inexact(__m512i lows) const {
+    return _mm512_mask_cmplt_epu16_mask(0x55555555u, lows, _mm512_set1_epi16(fast_window)) != 0;
+  }
+  /// A new accumulator of fast()'s low bits.
+  NNHAL_TARGET_AVX512 static __m512i no_lows() { return _mm512_set1_epi32(-1); }
+
+  /// Clamps q + zp to [lo, hi] and stores the lanes in `mask` as S.
+  template <class S>
+  NNHAL_TARGET_AVX512 void put(S* o, __mmask16 mask, __m512i v) const {
+    using simd::avx512::all16;
+    v = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, v, lo), hi);
+    _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(all16, v));
+  }
+
+  /// Requantizes rows v[0], v[Step], ... (the first n < N + 1) of 16 accumulators each and
+  /// stores them, row i at o + i * ldo under `mask`: the float path for all, then, if a
+  /// lane of any row lies next to a rounding boundary, the fixed point for all again.
+  template <class S, std::size_t N, std::size_t Step = 1>
+  NNHAL_TARGET_AVX512 void store_rows(S* o, std::size_t ldo, __mmask16 mask, const __m512i* v,
+                                      std::size_t n = N) const {
+    if (any_left) {
+#pragma GCC unroll 8
+      for (std::size_t i = 0; i < N; ++i)
+        if (i < n) put(o + i * ldo, mask, exact_left(v[i * Step]));
+      return;
+    }
+    __m512i lows = no_lows();
+#pragma GCC unroll 8
+    for (std::size_t i = 0; i < N; ++i)
+      if (i < n) put(o + i * ldo, mask, fast(v[i * Step], lows));
+    if (fast_inexact(lows)) [[unlikely]] {
+#pragma GCC unroll 8
+      for (std::size_t i = 0; i < N; ++i)
+        if (i < n) put(o + i * ldo, mask, _mm512_add_epi32(scaled(v[i * Step]), zp));
+    }
+  }
+  /// Requantizes one row of 16 accumulators and stores the lanes in `mask` as S: the float
+  /// path with a mask-register select and its own window test (for one row this is
+  /// quicker than fast()'s vector select and accumulated test).
+  template <class S>
+  NNHAL_TARGET_AVX512 void store(S* o, __mmask16 mask, __m512i v) const {
+    if (any_left) put(o, mask, exact_left(v));
+    else put(o, mask, biased(v));
+  }
+  /// q + zp of one row (no left shifts): see store().
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i biased(__m512i v) const {
     using simd::avx512::all16;
     constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const __m512 b = _mm512_mask_mov_ps(fast_pos, _mm512_movepi32_mask(v), fast_neg);
     const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
     const __m512i g = _mm512_maskz_cvt_roundps_epi32(all16, y, rn);
-    if (_mm512_testn_epi32_mask(g, _mm512_set1_epi32(0xFFFF & ~(fast_window - 1)))) [[unlikely]]
+    if (_mm512_testn_epi32_mask(g, window)) [[unlikely]]
       return _mm512_add_epi32(scaled(v), zp);
     return _mm512_maskz_srai_epi32(all16, g, 16);
-  }
-
-  /// Requantizes 16 accumulators and stores the lanes in `mask` as S.
-  template <class S>
-  NNHAL_TARGET_AVX512 void store(S* o, __mmask16 mask, __m512i v) const {
-    using simd::avx512::all16;
-    v = any_left ? exact_left(v) : biased(v);
-    v = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, v, lo), hi);
-    _mm_mask_storeu_epi8(o, mask, _mm512_maskz_cvtepi32_epi8(all16, v));
   }
 };
 
@@ -976,11 +1027,14 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
   constexpr bool flip = std::is_signed_v<S>;
   constexpr std::size_t NB = 64 * NV;  // bytes of packed weights per group of 4 inputs
   const std::size_t groups = cin / 4, rest = cin % 4;
+  // The sums start at each channel's offset less each row's term.
   __m512i acc[R][NV];
-#pragma GCC unroll 8
-  for (std::size_t m = 0; m < R; ++m)
 #pragma GCC unroll 4
-    for (std::size_t j = 0; j < NV; ++j) acc[m][j] = _mm512_setzero_si512();
+  for (std::size_t j = 0; j < NV; ++j) {
+    const __m512i off = _mm512_loadu_si512(e.offset.data() + c0 + 16 * j);
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; ++m) acc[m][j] = rterm ? _mm512_sub_epi32(off, _mm512_set1_epi32(rterm[m])) : off;
+  }
   for (std::size_t t = 0; t < taps; ++t) {
     const std::uint8_t* ap[R];
 #pragma GCC unroll 8
@@ -1014,22 +1068,12 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
   for (std::size_t j = 0; j < NV; ++j) {
     if (cols <= 16 * j) break;
     const __mmask16 mask = lanes_mask(cols - 16 * j);
-    const __m512i off = _mm512_loadu_si512(e.offset.data() + c0 + 16 * j);
     if constexpr (std::is_same_v<O, std::int32_t>) {
 #pragma GCC unroll 8
-      for (std::size_t m = 0; m < R; ++m) {
-        __m512i v = _mm512_add_epi32(acc[m][j], off);
-        if (rterm) v = _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[m]));
-        _mm512_mask_storeu_epi32(out + m * ldo + 16 * j, mask, v);
-      }
+      for (std::size_t m = 0; m < R; ++m) _mm512_mask_storeu_epi32(out + m * ldo + 16 * j, mask, acc[m][j]);
     } else {
       const q8_lanes lanes(e, c0 + 16 * j);
-#pragma GCC unroll 8
-      for (std::size_t m = 0; m < R; ++m) {
-        __m512i v = _mm512_add_epi32(acc[m][j], off);
-        if (rterm) v = _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[m]));
-        lanes.store(out + m * ldo + 16 * j, mask, v);
-      }
+      lanes.store_rows<S, R, NV>(out + 16 * j, ldo, mask, &acc[0][j]);
     }
   }
 }
