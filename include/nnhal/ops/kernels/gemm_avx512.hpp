@@ -123,6 +123,50 @@ inline column_range inside_columns(const geometry& g) noexcept {
   return {static_cast<std::size_t>(lo), static_cast<std::size_t>(hi)};
 }
 
+/// Where a fill of few-channel conv rows is: output pixel (b, oy, ox), its filter's first
+/// input column ix0, and per filter row its input row (null: vertical padding).
+template <class T>
+struct pixel_walk {
+  const geometry& g;
+  const T* in;
+  std::vector<const T*>& in_rows;
+  std::size_t ox, oy, b;
+  std::int64_t ix0 = 0;
+  bool rows_in = false;  // every filter row of this output row inside the input
+
+  pixel_walk(const geometry& g_, const T* in_, std::vector<const T*>& rows, std::size_t r0)
+      : g(g_), in(in_), in_rows(rows), ox(r0 % g_.out_w), oy((r0 / g_.out_w) % g_.out_h), b(r0 / (std::size_t{g_.out_w} * g_.out_h)) {
+    in_rows.resize(g.filter_h);
+    start_row();
+    ix0 = static_cast<std::int64_t>(ox) * g.stride_w - g.pad_left;
+  }
+  /// The output row's filter rows, set at its first pixel.
+  void start_row() {
+    const std::int64_t iy0 = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top;
+    rows_in = true;
+    for (std::size_t ky = 0; ky < g.filter_h; ++ky) {
+      const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * g.dil_h;
+      const bool in_y = iy >= 0 && iy < static_cast<std::int64_t>(g.in_h);
+      in_rows[ky] = in_y ? in + (b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w * g.in_c : nullptr;
+      rows_in = rows_in && in_y;
+    }
+  }
+  /// Moves on by `c` pixels of the output row (a whole row ends at its last pixel); `more`:
+  /// rows follow, so a new output row needs its filter rows.
+  void advance(std::size_t c, bool more) {
+    ix0 += static_cast<std::int64_t>(c) * g.stride_w;
+    if ((ox += c) == g.out_w) {
+      ox = 0;
+      ix0 = -static_cast<std::int64_t>(g.pad_left);
+      if (++oy == g.out_h) {
+        oy = 0;
+        ++b;
+      }
+      if (more) start_row();
+    }
+  }
+};
+
 /// Rows of a conv with few input channels per tap, gathered (im2col) into a contiguous
 /// [rows][taps * in_c] scratch: the micro-kernel then runs one long K loop instead of a
 /// short one per tap. The scratch is per thread and lives until the thread's next fill.
@@ -169,9 +213,9 @@ struct im2col_rows {
     static thread_local std::vector<T> buf;
     // Locals, not g's fields: T may be a char type, whose stores could alias them.
     const geometry& g = *src.g;
-    const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, k = fh * fw * cin, ow = g.out_w, oh = g.out_h;
+    const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, k = fh * fw * cin;
     const std::size_t in_h = g.in_h, in_w = g.in_w, len = fw * cin;
-    const std::int64_t sh = g.stride_h, sw = g.stride_w, pt = g.pad_top, pl = g.pad_left, dh = g.dil_h, dw = g.dil_w;
+    const std::int64_t sw = g.stride_w, dw = g.dil_w;
     const T* const in = src.in;
     const T* const pad = src.pad;
     const std::size_t ks = row_k(k), total = std::size_t{g.batches} * in_h * in_w * cin;
@@ -179,36 +223,9 @@ struct im2col_rows {
     // blocks of alternating sizes do not clear it at every fill.
     if (buf.size() < n * ks + 16 / sizeof(T)) buf.resize(n * ks + 16 / sizeof(T));
     T* dst = buf.data();
-    std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
     // Per filter row, its input row (null: padding), set at each output row's first pixel.
     static thread_local std::vector<const T*> in_rows;
-    in_rows.resize(fh);
-    bool rows_in = false;  // every filter row of this output row inside the input
-    auto start_row = [&] {
-      const std::int64_t iy0 = static_cast<std::int64_t>(oy) * sh - pt;
-      rows_in = true;
-      for (std::size_t ky = 0; ky < fh; ++ky) {
-        const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * dh;
-        const bool in_y = iy >= 0 && iy < static_cast<std::int64_t>(in_h);
-        in_rows[ky] = in_y ? in + (b * in_h + static_cast<std::size_t>(iy)) * in_w * cin : nullptr;
-        rows_in = rows_in && in_y;
-      }
-    };
-    start_row();
-    std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - pl;
-    // Moves on by `c` pixels of the output row (a whole row ends at its last pixel).
-    auto advance = [&](std::size_t c, std::size_t done) {
-      ix0 += static_cast<std::int64_t>(c) * sw;
-      if ((ox += c) == ow) {
-        ox = 0;
-        ix0 = -pl;
-        if (++oy == oh) {
-          oy = 0;
-          ++b;
-        }
-        if (done < n) start_row();
-      }
-    };
+    pixel_walk<T> at(g, in, in_rows, r0);
     // Short runs with every filter row inside: 16-byte copies, pixel after pixel, while
     // the last filter row's 16 bytes are inside the tensor. The bytes past a run are
     // overwritten by the next run or pixel (or lie in the slack). The row's padding is
@@ -216,10 +233,10 @@ struct im2col_rows {
     const column_range inside = dw == 1 && len * sizeof(T) <= 16 ? inside_columns(g) : column_range{};
     const std::size_t step = static_cast<std::size_t>(sw) * cin;
     for (std::size_t i = 0; i < n;) {
-      if (rows_in && ox >= inside.lo && ox < inside.hi) {
+      if (at.rows_in && at.ox >= inside.lo && at.ox < inside.hi) {
         const std::size_t last_row = static_cast<std::size_t>(in_rows[fh - 1] - in);
-        const std::size_t first = static_cast<std::size_t>(ix0) * cin;
-        std::size_t cnt = std::min(n - i, inside.hi - ox);
+        const std::size_t first = static_cast<std::size_t>(at.ix0) * cin;
+        std::size_t cnt = std::min(n - i, inside.hi - at.ox);
         while (cnt > 0 && last_row + first + (cnt - 1) * step + 16 / sizeof(T) > total) --cnt;
         if (cnt > 0) {
           switch (fh) {
@@ -229,10 +246,11 @@ struct im2col_rows {
             default: dst = copy_runs<0>(dst, in_rows.data(), fh, len, ks, first, step, cnt); break;
           }
           i += cnt;
-          advance(cnt, i);
+          at.advance(cnt, i < n);
           continue;
         }
       }
+      const std::int64_t ix0 = at.ix0;
       // With every column inside and no horizontal dilation, a filter row is one run.
       const bool run = dw == 1 && ix0 >= 0 && ix0 + static_cast<std::int64_t>(fw) <= static_cast<std::int64_t>(in_w);
       for (std::size_t ky = 0; ky < fh; ++ky) {
@@ -257,7 +275,7 @@ struct im2col_rows {
       }
       for (std::size_t c = k; c < ks; ++c) *dst++ = T{};
       ++i;
-      advance(1, i);
+      at.advance(1, i < n);
     }
     for (std::size_t i = 0; i < (n + mr - 1) / mr * mr; ++i) ptrs[i] = buf.data() + (i < n ? i : n - 1) * ks;
   }
@@ -299,39 +317,11 @@ struct filter_row_rows {
     static thread_local std::vector<float> scratch;
     static thread_local std::vector<const float*> in_rows;  // per filter row: its input row, or null (padding)
     const geometry& g = *src.g;
-    const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, len = fw * cin, ow = g.out_w, oh = g.out_h;
+    const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, len = fw * cin;
     const std::int64_t in_w = g.in_w, sw = g.stride_w;
     if (scratch.size() < n * fh * len) scratch.resize(n * fh * len);  // grown only: not cleared at every fill
-    in_rows.resize(fh);
     float* gather = scratch.data();
-    std::size_t ox = r0 % ow, oy = (r0 / ow) % oh, b = r0 / (ow * oh);
-    bool rows_in = false;  // every filter row of this output row inside the input
-    // The output row's filter rows, set at its first pixel.
-    auto start_row = [&] {
-      const std::int64_t iy0 = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top;
-      rows_in = true;
-      for (std::size_t ky = 0; ky < fh; ++ky) {
-        const std::int64_t iy = iy0 + static_cast<std::int64_t>(ky) * g.dil_h;
-        const bool in_y = iy >= 0 && iy < g.in_h;
-        in_rows[ky] = in_y ? src.in + (b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w * cin : nullptr;
-        rows_in = rows_in && in_y;
-      }
-    };
-    start_row();
-    std::int64_t ix0 = static_cast<std::int64_t>(ox) * sw - g.pad_left;
-    // Moves on by `c` pixels of the output row (a whole row ends at its last pixel).
-    auto advance = [&](std::size_t c, std::size_t done) {
-      ix0 += static_cast<std::int64_t>(c) * sw;
-      if ((ox += c) == ow) {
-        ox = 0;
-        ix0 = -static_cast<std::int64_t>(g.pad_left);
-        if (++oy == oh) {
-          oy = 0;
-          ++b;
-        }
-        if (done < n) start_row();
-      }
-    };
+    pixel_walk<float> at(g, src.in, in_rows, r0);
     // Row i's tap t goes to ptrs[(i / mr * fh + t) * mr + i % mr]: `block` is the first of
     // its block's, m = i % mr.
     const float** block = ptrs;
@@ -339,8 +329,8 @@ struct filter_row_rows {
     const column_range inside = inside_columns(g);
     const std::size_t step = static_cast<std::size_t>(sw) * cin;
     for (std::size_t i = 0; i < n;) {
-      if (rows_in && ox >= inside.lo && ox < inside.hi) {  // a run of pixels with every tap inside
-        const std::size_t cnt = std::min(n - i, inside.hi - ox), off = static_cast<std::size_t>(ix0) * cin;
+      if (at.rows_in && at.ox >= inside.lo && at.ox < inside.hi) {  // a run of pixels with every tap inside
+        const std::size_t cnt = std::min(n - i, inside.hi - at.ox), off = static_cast<std::size_t>(at.ix0) * cin;
         switch (fh) {
           case 3: point_runs<3>(block, m, mr, in_rows.data(), fh, off, step, cnt); break;
           case 5: point_runs<5>(block, m, mr, in_rows.data(), fh, off, step, cnt); break;
@@ -348,9 +338,10 @@ struct filter_row_rows {
           default: point_runs<0>(block, m, mr, in_rows.data(), fh, off, step, cnt); break;
         }
         i += cnt;
-        advance(cnt, i);
+        at.advance(cnt, i < n);
         continue;
       }
+      const std::int64_t ix0 = at.ix0;
       const bool inside_x = ix0 >= 0 && ix0 + static_cast<std::int64_t>(fw) <= in_w;
       for (std::size_t ky = 0; ky < fh; ++ky) {
         const float* row = in_rows[ky];
@@ -371,7 +362,7 @@ struct filter_row_rows {
         block += fh * mr;
       }
       ++i;
-      advance(1, i);
+      at.advance(1, i < n);
     }
     // A tail block repeats its last row.
     if (m != 0)
@@ -863,8 +854,8 @@ inline std::uint32_t load_u32(const std::uint8_t* p, std::size_t n = 4) noexcept
 /// + 1/2 (B: |B| < 2^24) + 4 (the sum, below 2^27) + 1/2 (to integer) < 13.01. With C >=
 /// E, G >= g* - E >= g* - C; and G < (the next multiple of 2^16 above g* - C) + C + E, so
 /// where G's low 16 bits are at least W = fast_window >= C + E, floor(G / 2^16) = q + zp.
-/// A lane below W (about 1 in 2^11) sends its block of rows (store_rows) to the exact path. Where |v M| >
-/// 2^26, |q| >= 2^10 - 1, so the output clamps to lo or hi whatever the error; G then
+/// A lane below W (about 1 in 2^11) sends its block of rows (store_rows) to the exact
+/// path. Where |v M| > 2^26, |q| >= 2^10 - 1, so the output clamps to lo or hi whatever the error; G then
 /// errs by at most 2^-22 relative, so floor(G / 2^16) is beyond the same end (|zp| <=
 /// 255, |B| < 2^24), or G overflowed int32 and reads 0x80000000, whose low bits send it
 /// to the exact path.
@@ -932,17 +923,21 @@ struct q8_lanes {
     return _mm512_add_epi32(simd::avx512::apply_multiplier_lanes<true>(v, mantissa, left, right, rmask, rhalf), zp);
   }
 
-  /// q + zp of each lane by the float path (no left shifts), valid unless a low 16 bits of
-  /// g (its even words, min-accumulated into `lows` for fast_exact()) is below the window.
-  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i fast(__m512i v, __m512i& lows) const {
+  /// G = round(fl(v) M + b) of the float path, b the lanes' B for v's signs.
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i float_g(__m512i v, __m512 b) const {
     using simd::avx512::all16;
     constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
+    return _mm512_maskz_cvt_roundps_epi32(all16, y, rn);
+  }
+  /// q + zp of each lane by the float path (no left shifts), valid unless a low 16 bits of
+  /// g (its even words, min-accumulated into `lows` for fast_inexact()) is below the window.
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i fast(__m512i v, __m512i& lows) const {
+    using simd::avx512::all16;
     // B of v's sign: a vector select (all ones where v < 0), not a mask register.
     const __m512i negative = _mm512_maskz_srai_epi32(all16, v, 31);
-    const __m512 b = _mm512_castsi512_ps(
-        _mm512_ternarylogic_epi32(negative, _mm512_castps_si512(fast_neg), _mm512_castps_si512(fast_pos), 0xCA));
-    const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
-    const __m512i g = _mm512_maskz_cvt_roundps_epi32(all16, y, rn);
+    const __m512i g = float_g(v, _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+                                         negative, _mm512_castps_si512(fast_neg), _mm512_castps_si512(fast_pos), 0xCA)));
     lows = _mm512_maskz_min_epu16(~__mmask32{0}, lows, g);
     return _mm512_maskz_srai_epi32(all16, g, 16);
   }
@@ -994,10 +989,7 @@ struct q8_lanes {
   /// q + zp of one row (no left shifts): see store().
   NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i biased(__m512i v) const {
     using simd::avx512::all16;
-    constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    const __m512 b = _mm512_mask_mov_ps(fast_pos, _mm512_movepi32_mask(v), fast_neg);
-    const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
-    const __m512i g = _mm512_maskz_cvt_roundps_epi32(all16, y, rn);
+    const __m512i g = float_g(v, _mm512_mask_mov_ps(fast_pos, _mm512_movepi32_mask(v), fast_neg));
     if (_mm512_testn_epi32_mask(g, window)) [[unlikely]]
       return _mm512_add_epi32(scaled(v), zp);
     return _mm512_maskz_srai_epi32(all16, g, 16);
