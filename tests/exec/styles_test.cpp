@@ -271,12 +271,19 @@ TEST_CASE("deadlines: a long execution is aborted at the first checkpoint after 
   // Never run before: no prediction, it starts. Long enough (about 4 ms) that a quarter of
   // it outlasts a preemption before admission (a deadline already past is rejected).
   const auto c = prepare_chain(16384, 4000);
-  // Per-operation time, measured on a short run of the same shapes.
+  // Per-operation time, measured on a short run of the same shapes: the fastest of a few
+  // runs after a warm-up (a cold first run, with its page faults and allocations, took
+  // several times longer per operation and put the deadline after the whole long run).
   const auto s = prepare_chain(16384, 20);
   auto js = make_job(s, 0);
-  const auto t0 = ty::clock::now();
   REQUIRE(ex::execute(*s.pm, js.request).status == ErrorStatus::NONE);
-  const auto per_op = (ty::clock::now() - t0) / 20;
+  auto fastest = ty::clock::duration::max();
+  for (int k = 0; k < 5; ++k) {
+    const auto t0 = ty::clock::now();
+    REQUIRE(ex::execute(*s.pm, js.request).status == ErrorStatus::NONE);
+    fastest = std::min(fastest, ty::clock::now() - t0);
+  }
+  const auto per_op = fastest / 20;
 
   auto j = make_job(c, 0);
   ex::execute_options opt;
