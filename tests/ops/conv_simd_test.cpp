@@ -427,12 +427,13 @@ TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals
   }
 }
 
-TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM equals reference() on slices, adjoints and tails") {
+TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM and the int32 kernel equal reference() on slices, adjoints and tails") {
   // Depths that are and are not multiples of 4 (input1's packing takes other paths), row,
-  // column and panel tails, several slices (each repacked), both adjoints.
+  // column and panel tails, several slices (each repacked), both adjoints. Int32 (the
+  // xsimd kernel): elements up to +-20000, so sums of a few products already wrap.
   if (!have_kernels()) return;
   std::mt19937 seeds(0xBAA5u);
-  for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+  for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM_SIGNED, OT::TENSOR_INT32}) {
     for (int n = 0; n < 40; ++n) {
       const std::uint32_t seed = seeds();
       rng r(seed);
@@ -455,6 +456,7 @@ TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM equals reference() on slices, a
       const outputs o = run_both(OpT::BATCH_MATMUL, ins, out, r.coin(), [&](const ops::kernel_io& io) {
         if (type == OT::TENSOR_FLOAT32) ops::batch_matmul::reference<ty::f32>(io, {});
         else if (type == OT::TENSOR_FLOAT16) ops::batch_matmul::reference<ty::f16>(io, {});
+        else if (type == OT::TENSOR_INT32) ops::batch_matmul::reference<ty::i32>(io, {});
         else ops::batch_matmul::reference<ty::qs8>(io, requant_of(io, true));
       });
       check_same(type, o, ty::str_cat(to_string(type), " ", slices, "x", m, "x", k, "x", nn, " adj ", adj_x, ",", adj_y,

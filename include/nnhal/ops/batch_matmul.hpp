@@ -6,12 +6,16 @@
 // GEMM of kernels/gemm_avx512.hpp (input1's slice packed as its weights, input0's rows read
 // in place, or transposed first when adj_x); float16: that kernel on widened operands
 // (kernels/float16_via_float32.hpp); quant8 on AVX-512 VNNI CPUs: the quant8 GEMM of
-// that header, bit-exact with reference(). The int32 form runs reference().
+// that header, bit-exact with reference(). TENSOR_INT32: slices_i32 (xsimd, any CPU with
+// vector registers), bit-exact with reference().
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
+#include <xsimd/xsimd.hpp>
 
 #include "nnhal/ops/kernels/conv_common.hpp"
 #include "nnhal/ops/kernels/copy.hpp"
@@ -58,6 +62,73 @@ void reference(const kernel_io& io, const requant& q) {
         [&](std::size_t i, std::size_t p) { return x(x0 + (g.adj_x ? p * g.xc + i : i * g.xc + p)); },
         [&](std::size_t p, std::size_t j) { return y(y0 + (g.adj_y ? j * g.yc + p : p * g.yc + j)); },
         [&](std::size_t i, std::size_t j, kc::acc_t<E> acc) { store(o0 + i * g.n + j, j, acc); });
+  }
+}
+
+/// TENSOR_INT32 with xsimd (the compile-time architecture), bit-exact with reference():
+/// input1's slice as [depth][n] rows (transposed first when adj_y), input0's rows in place
+/// (transposed first when adj_x). Four output rows of one vector of columns add up
+/// broadcast x(i, p) times y's row p; the lanes are unsigned, so the sums wrap exactly as
+/// reference()'s do, in whatever order. Columns past the last full vector run scalar.
+/// Blocks of four rows are shared between threads when the slice has 2^16 products or more.
+template <class Arch>
+void slices_i32(const kernel_io& io) {
+  using B = xsimd::batch<std::uint32_t, Arch>;
+  constexpr std::size_t lanes = B::size;
+  if (kernels::conv::element_count(io.out[0].dims) == 0) return;
+  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
+  thread_local std::vector<std::uint32_t> xt, yt;
+  if (adj_x) xt.resize(m * depth);
+  if (adj_y) yt.resize(depth * n);
+  const auto* x = reinterpret_cast<const std::uint32_t*>(io.in[0].value);
+  const auto* y = reinterpret_cast<const std::uint32_t*>(io.in[1].value);
+  auto* out = reinterpret_cast<std::uint32_t*>(io.out_data[0]);
+  const std::size_t full = n / lanes * lanes;
+  for (std::size_t s = 0; s < slices; ++s) {
+    const std::uint32_t* xs = x + s * xr * xc;
+    const std::uint32_t* ys = y + s * yr * yc;
+    if (adj_x) {  // [depth][m] to [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(xt.data()), depth * 4,
+                               reinterpret_cast<const std::byte*>(xs), xc * 4, xr, xc, 4);
+      xs = xt.data();
+    }
+    if (adj_y) {  // [n][depth] to [depth][n]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(yt.data()), n * 4,
+                               reinterpret_cast<const std::byte*>(ys), yc * 4, yr, yc, 4);
+      ys = yt.data();
+    }
+    std::uint32_t* os = out + s * m * n;
+    auto rows = [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t i0 = b0 * 4; i0 < std::min(m, b1 * 4); i0 += 4) {
+        const std::size_t nr = std::min<std::size_t>(4, m - i0);
+        // Rows past m repeat the last one; only the valid rows are stored.
+        const std::uint32_t* xi[4];
+        for (std::size_t r = 0; r < 4; ++r) xi[r] = xs + (i0 + std::min(r, nr - 1)) * depth;
+        for (std::size_t j = 0; j < full; j += lanes) {
+          B c0(0u), c1(0u), c2(0u), c3(0u);
+          for (std::size_t p = 0; p < depth; ++p) {
+            const B w = B::load_unaligned(ys + p * n + j);
+            c0 += B(xi[0][p]) * w;
+            c1 += B(xi[1][p]) * w;
+            c2 += B(xi[2][p]) * w;
+            c3 += B(xi[3][p]) * w;
+          }
+          const B c[4] = {c0, c1, c2, c3};
+          for (std::size_t r = 0; r < nr; ++r) c[r].store_unaligned(os + (i0 + r) * n + j);
+        }
+        for (std::size_t r = 0; r < nr; ++r)
+          for (std::size_t j = full; j < n; ++j) {
+            std::uint32_t acc = 0;
+            for (std::size_t p = 0; p < depth; ++p) acc += xi[r][p] * ys[p * n + j];
+            os[(i0 + r) * n + j] = acc;
+          }
+      }
+    };
+    const std::size_t blocks = (m + 3) / 4;
+    if (io.par && io.par->concurrency() > 1 && blocks > 1 && m * n * depth >= (std::size_t{1} << 16))
+      io.par->parallel_for(blocks, 1, rows);
+    else
+      rows(0, blocks);
   }
 }
 
@@ -154,7 +225,10 @@ inline types::result<kernel> bind(const bind_context& c) {
       if (simd::cpu().avx512) return kernel{slices_f32_avx512};
 #endif
       return kernel{[](const kernel_io& io) { reference<types::f32>(io, {}); }};
-    case OperandType::TENSOR_INT32: return kernel{[](const kernel_io& io) { reference<types::i32>(io, {}); }};
+    case OperandType::TENSOR_INT32:
+      if constexpr (!std::is_same_v<xsimd::default_arch, xsimd::unavailable>)
+        return kernel{slices_i32<xsimd::default_arch>};
+      return kernel{[](const kernel_io& io) { reference<types::i32>(io, {}); }};
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
       const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
 #if NNHAL_HAVE_X86_KERNELS
