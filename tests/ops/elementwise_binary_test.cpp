@@ -853,7 +853,12 @@ TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM (and their AVX-512 f
             check(OpT::DIV, ops::div::vectorized<Arch>, ops::div::reference<ty::f32>, act);
           }
 #if NNHAL_HAVE_X86_KERNELS
-          if (nnhal::simd::cpu().avx512) {  // the AVX-512 float32 arithmetic ADD / SUB / MUL / DIV bind
+          // The AVX-512 float32 arithmetic ADD / SUB / MUL / DIV bind; also with every output
+          // streamed (large outputs are; runs of 256 floats or more stream).
+          for (std::size_t stream : {std::size_t{0}, std::size_t{1}}) {
+            if (!nnhal::simd::cpu().avx512) break;
+            const streaming_threshold threshold(stream ? 0 : ops::streaming_output_bytes.load());
+            INFO("streamed " << stream);
             namespace vb = ops::kernels::vbinary;
             for (int act = 0; act < 4; ++act) {
               check(OpT::ADD, vb::arith_f32_avx512<vb::arith::add>, [](const ops::kernel_io& io) { ops::add::reference<ty::f32>(io, {}); }, act);
@@ -1105,15 +1110,18 @@ TEST_CASE("float32 arithmetic split into parallel chunks equals the one-chunk re
     tensor a = make_tensor(OT::TENSOR_FLOAT32, {n}), b = make_tensor(OT::TENSOR_FLOAT32, db);
     fill_special(a, rng);
     fill_special(b, rng);
-    for (OpT op : {OpT::ADD, OpT::MAXIMUM}) {
-      INFO(str(op) << " b " << str(db));
-      std::vector<tensor> ins{a, b};
-      if (op == OpT::ADD) ins.push_back(scalar_i32(1));
-      reversed_context reversed;
-      const kernel_result split = run_kernel(op, ins, {decl(OT::TENSOR_FLOAT32)}, &reversed);
-      REQUIRE(split.ok);
-      CHECK(split.guards_intact);
-      CHECK(split.outs[0].bytes == run_ok1(op, ins, decl(OT::TENSOR_FLOAT32)).bytes);
-    }
+    for (OpT op : {OpT::ADD, OpT::MAXIMUM})
+      for (std::size_t stream : {std::size_t{0}, std::size_t{1}}) {
+        INFO(str(op) << " b " << str(db) << " streamed " << stream);
+        std::vector<tensor> ins{a, b};
+        if (op == OpT::ADD) ins.push_back(scalar_i32(1));
+        const tensor expected = run_ok1(op, ins, decl(OT::TENSOR_FLOAT32));
+        const streaming_threshold threshold(stream ? 0 : nnhal::ops::streaming_output_bytes.load());
+        reversed_context reversed;
+        const kernel_result split = run_kernel(op, ins, {decl(OT::TENSOR_FLOAT32)}, &reversed);
+        REQUIRE(split.ok);
+        CHECK(split.guards_intact);
+        CHECK(split.outs[0].bytes == expected.bytes);
+      }
   }
 }

@@ -412,6 +412,10 @@ TEST_CASE("simd: AVX-512 float32 paths equal the reference (exact ops) or stay w
   for (std::size_t n = 1; n <= 33; ++n) sizes.push_back(n);
   for (std::size_t n : {63, 64, 65, 100, 1000, 4099}) sizes.push_back(n);
   check_against_reference(avx512_cases(), sizes, 0x512);
+  {  // every output streamed (large outputs are): the same values
+    const streaming_threshold all(0);
+    check_against_reference(avx512_cases(), sizes, 0x513);
+  }
   // Near 0, where tanh switches from its polynomial to the exp form, and where logistic and
   // ELU leave their linear region: dense values, compared within the tolerance.
   std::vector<double> near0;
@@ -1188,6 +1192,11 @@ TEST_CASE("unary kernels split into parallel chunks equal the one-chunk result")
     CHECK(split.outs[0].bytes == run_ok1(op, ins, od).bytes);
   };
   same_split(OpT::LOGISTIC, {f}, decl(OT::TENSOR_FLOAT32, {}));
+  {
+    const streaming_threshold all(0);  // each chunk streams its stores and fences them
+    same_split(OpT::LOGISTIC, {f}, decl(OT::TENSOR_FLOAT32, {}));
+    same_split(OpT::RELU6, {f}, decl(OT::TENSOR_FLOAT32, {}));
+  }
   same_split(OpT::QUANTIZE, {f}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.05f, 100));
   same_split(OpT::DEQUANTIZE, {q}, decl(OT::TENSOR_FLOAT32, {}));
   same_split(OpT::TANH, {q}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 128));

@@ -369,6 +369,16 @@ struct reversed_context final : nnhal::exec::parallel_context {
   }
 };
 
+/// Sets ops::streaming_output_bytes for one scope (0: every float32 element-wise output
+/// is written with streaming stores), then puts the old value back.
+struct streaming_threshold {
+  std::size_t old;
+  explicit streaming_threshold(std::size_t bytes) : old(nnhal::ops::streaming_output_bytes.exchange(bytes)) {}
+  ~streaming_threshold() { nnhal::ops::streaming_output_bytes = old; }
+  streaming_threshold(const streaming_threshold&) = delete;
+  streaming_threshold& operator=(const streaming_threshold&) = delete;
+};
+
 /// Calls one kernel entry point `fn` (an op's reference() or vectorized<Arch>, taking a
 /// kernel_io) on `ins` without bind: outputs shaped by execution-time inference, between
 /// guard bytes that must stay intact. For checking entry points against each other.

@@ -4,6 +4,7 @@
 // the MAXIMUM/MINIMUM kernel both operations bind.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include "nnhal/ops/kernels/binary.hpp"
 #include "nnhal/ops/kernels/compare.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
+#include "nnhal/ops/simd/stream_avx512.hpp"
 
 namespace nnhal::ops::kernels {
 
@@ -146,35 +148,45 @@ NNHAL_TARGET_AVX512 inline __m512 arith_lanes(const float* a, const float* b, __
   return _mm512_maskz_min_ps(all16, hi, _mm512_maskz_max_ps(all16, lo, arith512<Op>(va, vb)));
 }
 
-/// One broadcast run, 32 lanes per step, the tail masked.
-template <arith Op, bool AdvanceA, bool AdvanceB>
+/// One broadcast run, 32 lanes per step, the tail masked. Stream: the floats up to o's
+/// first 64-byte boundary through the masked path, then streaming stores.
+template <arith Op, bool AdvanceA, bool AdvanceB, bool Stream>
 NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, const float* b, float* o, std::size_t n, float_range r) {
   using simd::avx512::all16;
+  using simd::avx512::store16;
   const __m512 lo = _mm512_set1_ps(r.lo), hi = _mm512_set1_ps(r.hi);
   const __m512 ha = _mm512_set1_ps(*a), hb = _mm512_set1_ps(*b);
   std::size_t i = 0;
+  if constexpr (Stream) {
+    if (const std::size_t head = std::min(n, simd::avx512::floats_to_line(o)); head > 0) {
+      const auto m = static_cast<__mmask16>((1u << head) - 1);
+      _mm512_mask_storeu_ps(o, m, arith_lanes<Op, AdvanceA, AdvanceB>(a, b, ha, hb, m, lo, hi));
+      i = head;
+    }
+  }
   for (; i + 32 <= n; i += 32) {
     const __m512 v0 = arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i : 0), b + (AdvanceB ? i : 0), ha, hb, all16, lo, hi);
     const __m512 v1 =
         arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i + 16 : 0), b + (AdvanceB ? i + 16 : 0), ha, hb, all16, lo, hi);
-    _mm512_storeu_ps(o + i, v0);
-    _mm512_storeu_ps(o + i + 16, v1);
+    store16<Stream>(o + i, v0);
+    store16<Stream>(o + i + 16, v1);
   }
   for (; i < n; i += 16) {
     const auto m = n - i >= 16 ? all16 : static_cast<__mmask16>((1u << (n - i)) - 1);
     _mm512_mask_storeu_ps(o + i, m, arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i : 0), b + (AdvanceB ? i : 0), ha, hb, m, lo, hi));
   }
+  simd::avx512::end_stream<Stream>();
 }
 
 /// One broadcast run with as / bs 1 (advancing) or 0 (held).
-template <arith Op>
+template <arith Op, bool Stream>
 NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, std::size_t as, const float* b, std::size_t bs, float* o,
                                           std::size_t n, float_range r) {
   if (n == 0) return;
-  if (as && bs) arith_run_avx512<Op, true, true>(a, b, o, n, r);
-  else if (as) arith_run_avx512<Op, true, false>(a, b, o, n, r);
-  else if (bs) arith_run_avx512<Op, false, true>(a, b, o, n, r);
-  else arith_run_avx512<Op, false, false>(a, b, o, n, r);
+  if (as && bs) arith_run_avx512<Op, true, true, Stream>(a, b, o, n, r);
+  else if (as) arith_run_avx512<Op, true, false, Stream>(a, b, o, n, r);
+  else if (bs) arith_run_avx512<Op, false, true, Stream>(a, b, o, n, r);
+  else arith_run_avx512<Op, false, false, Stream>(a, b, o, n, r);
 }
 
 /// Float32 ADD / SUB / MUL / DIV (with the activation, input 2) and MAXIMUM / MINIMUM of
@@ -185,11 +197,16 @@ void arith_f32_avx512(const kernel_io& io) {
   const auto b = io.input<types::f32>(1);
   auto o = io.output<types::f32>(0);
   const float_range r = has_activation<Op> ? activation_range_float(io.scalar<std::int32_t>(2)) : no_clamp;
-  // Long runs (same-shape inputs are one run) split into parallel chunks.
+  // Long runs (same-shape inputs are one run) split into parallel chunks; large outputs
+  // streamed, in runs of 1 KiB or more (each run ends with a store fence).
+  const bool stream = o.size() * sizeof(float) >= streaming_output_bytes.load(std::memory_order_relaxed);
   for_each_broadcast_run(o.dims, a.dims, b.dims,
                          [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
                            for_chunks(io, n, elementwise_grain, [&](std::size_t i, std::size_t e) {
-                             arith_run_avx512<Op>(a.data + ao + i * as, as, b.data + bo + i * bs, bs, o.data + oo + i, e - i, r);
+                             const float* pa = a.data + ao + i * as;
+                             const float* pb = b.data + bo + i * bs;
+                             if (stream && e - i >= 256) arith_run_avx512<Op, true>(pa, as, pb, bs, o.data + oo + i, e - i, r);
+                             else arith_run_avx512<Op, false>(pa, as, pb, bs, o.data + oo + i, e - i, r);
                            });
                          });
 }

@@ -22,6 +22,7 @@
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/simd/cpu.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
+#include "nnhal/ops/simd/stream_avx512.hpp"
 
 #if NNHAL_HAVE_X86_KERNELS
 #include <immintrin.h>
@@ -213,11 +214,20 @@ concept lane512x4 = requires(const Lane& l, __m512 (&v)[4]) {
 };
 
 /// dst[i] = lane(src[i]) for i < n, 16 at a time (64 when the lane takes 4 vectors at
-/// once), the tail masked.
-template <lane512 Lane>
+/// once), the tail masked. Stream: the floats up to dst's first 64-byte boundary through
+/// the masked path, then streaming stores.
+template <bool Stream, lane512 Lane>
 NNHAL_TARGET_AVX512 void f32_loop(const float* src, float* dst, std::size_t n, const Lane& shared_lane) {
+  using simd::avx512::store16;
   const Lane lane = shared_lane;  // a local copy: its parameters stay in registers across the stores
   std::size_t i = 0;
+  if constexpr (Stream) {
+    if (const std::size_t head = std::min(n, simd::avx512::floats_to_line(dst)); head > 0) {
+      const __mmask16 m = first16(head);
+      _mm512_mask_storeu_ps(dst, m, lane.step512(_mm512_maskz_loadu_ps(m, src)));
+      i = head;
+    }
+  }
   if constexpr (lane512x4<Lane>) {
     for (; i + 64 <= n; i += 64) {
       __m512 v[4];
@@ -225,25 +235,29 @@ NNHAL_TARGET_AVX512 void f32_loop(const float* src, float* dst, std::size_t n, c
       for (std::size_t j = 0; j < 4; ++j) v[j] = _mm512_loadu_ps(src + i + 16 * j);
       lane.template steps512<4>(v);
 #pragma GCC unroll 4
-      for (std::size_t j = 0; j < 4; ++j) _mm512_storeu_ps(dst + i + 16 * j, v[j]);
+      for (std::size_t j = 0; j < 4; ++j) store16<Stream>(dst + i + 16 * j, v[j]);
     }
   }
 #pragma GCC unroll 4
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, lane.step512(_mm512_loadu_ps(src + i)));
+  for (; i + 16 <= n; i += 16) store16<Stream>(dst + i, lane.step512(_mm512_loadu_ps(src + i)));
   if (i < n) {
     const __mmask16 m = first16(n - i);
     _mm512_mask_storeu_ps(dst + i, m, lane.step512(_mm512_maskz_loadu_ps(m, src + i)));
   }
+  simd::avx512::end_stream<Stream>();
 }
 
 /// The float32 tensor form of f32_loop (input 0 to output 0), in parallel chunks for
-/// large tensors.
+/// large tensors, streaming the stores of outputs of streaming_output_bytes or more.
 template <lane512 Lane>
 void f32_tensor(const kernel_io& io, const Lane& lane) {
   const auto in = io.input<types::f32>(0);
   auto out = io.output<types::f32>(0);
-  for_chunks(io, out.size(), elementwise_grain,
-             [&](std::size_t b, std::size_t e) { f32_loop(in.data + b, out.data + b, e - b, lane); });
+  const bool stream = out.size() * sizeof(float) >= streaming_output_bytes.load(std::memory_order_relaxed);
+  for_chunks(io, out.size(), elementwise_grain, [&](std::size_t b, std::size_t e) {
+    if (stream) f32_loop<true>(in.data + b, out.data + b, e - b, lane);
+    else f32_loop<false>(in.data + b, out.data + b, e - b, lane);
+  });
 }
 
 /// 64 table lookups: vpermt2b picks from 128 table bytes (t0:t1 or t2:t3) by the low 7
