@@ -438,7 +438,9 @@ TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
   // reciprocal is subnormal, takes the division; a tiny normal one, the reciprocal.
   const std::vector<float> odd_scales{1.5e-39f, 1.2e-38f, 3e38f, 1.0f, 0.1f};
   std::size_t case_no = 0;
-  for (std::size_t n : {1, 5, 15, 16, 17, 33, 64, 100, 1000, 4000}) {
+  for (std::size_t n : {1, 5, 15, 16, 17, 33, 64, 100, 1000, 4000})
+  for (bool streamed : {false, true}) {  // every output streamed, or the large ones only
+    const streaming_threshold threshold(streamed ? 0 : nnhal::ops::streaming_output_bytes.load());
     for (OT qt : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
       const std::size_t c = case_no++;
       // Else no value near a tie but one exact tie in every other block of 64 (the loop's
@@ -451,7 +453,7 @@ TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
                                  : std::ldexp(1.0f, std::uniform_int_distribution<int>(-7, 2)(rng));
       const std::int32_t zp = std::uniform_int_distribution<std::int32_t>(static_cast<std::int32_t>(qmin(qt)),
                                                                           static_cast<std::int32_t>(qmax(qt)))(rng);
-      INFO(str(qt) << " n=" << n << " scale=" << s << " zp=" << zp);
+      INFO(str(qt) << " n=" << n << " scale=" << s << " zp=" << zp << " streamed " << streamed);
       // Values on and next to the rounding ties (or inside the range), far out of range,
       // and the special ones.
       std::vector<double> v = simd_values(rng, n);
@@ -491,7 +493,7 @@ TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
 template <class S>
 void check_quantize_loop(const std::vector<float>& v, float scale, std::int32_t zp) {
   std::vector<S> got(v.size());
-  vu::avx512::quantize_loop(v.data(), got.data(), v.size(), scale, zp);
+  vu::avx512::quantize_loop<false>(v.data(), got.data(), v.size(), scale, zp);
   for (std::size_t i = 0; i < v.size(); ++i) {
     const S want = ops::quantize::quantize_value<S>(v[i], scale, zp);
     if (got[i] != want) {
@@ -556,12 +558,14 @@ TEST_CASE("AVX-512 QUANTIZE: the fixed-point loop equals the float formula next 
 TEST_CASE("8-bit tables and clamps: the bound kernels equal the reference at every length") {
   // The AVX-512 table (VBMI) and clamp loops work 64 bytes at a time with a masked tail.
   std::mt19937 rng(0x7AB);
-  for (std::size_t n : {1, 7, 63, 64, 65, 127, 128, 200, 1000}) {
+  for (std::size_t n : {1, 7, 63, 64, 65, 127, 128, 200, 1000})
+  for (bool streamed : {false, true}) {  // every output streamed, or the large ones only
+    const streaming_threshold threshold(streamed ? 0 : nnhal::ops::streaming_output_bytes.load());
     for (OT qt : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
       const bool u = qt == OT::TENSOR_QUANT8_ASYMM;
       tensor x = make_tensor(qt, {static_cast<std::uint32_t>(n)}, 0.05f, u ? 100 : -28);
       for (std::size_t i = 0; i < n; ++i) x.put(i, std::uniform_int_distribution<int>(0, 255)(rng) + static_cast<int>(qmin(qt)));
-      INFO(str(qt) << " n=" << n);
+      INFO(str(qt) << " n=" << n << " streamed " << streamed);
       const tensor lo = decl(qt, {}, 1.0f / 256, u ? 0 : -128);
       const tensor got = run_ok1(OpT::LOGISTIC, {x}, lo);
       const tensor want = u ? run_entry1(OpT::LOGISTIC, ops::logistic::reference<ty::qu8>, {x}, lo)
@@ -1191,14 +1195,16 @@ TEST_CASE("unary kernels split into parallel chunks equal the one-chunk result")
     CHECK(split.guards_intact);
     CHECK(split.outs[0].bytes == run_ok1(op, ins, od).bytes);
   };
-  same_split(OpT::LOGISTIC, {f}, decl(OT::TENSOR_FLOAT32, {}));
-  {
-    const streaming_threshold all(0);  // each chunk streams its stores and fences them
+  for (bool streamed : {false, true}) {
+    // Streamed: each chunk streams its stores from its first 64-byte boundary on (the
+    // second half starts off a boundary) and fences them.
+    const streaming_threshold threshold(streamed ? 0 : nnhal::ops::streaming_output_bytes.load());
+    INFO("streamed " << streamed);
     same_split(OpT::LOGISTIC, {f}, decl(OT::TENSOR_FLOAT32, {}));
     same_split(OpT::RELU6, {f}, decl(OT::TENSOR_FLOAT32, {}));
+    same_split(OpT::QUANTIZE, {f}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.05f, 100));
+    same_split(OpT::DEQUANTIZE, {q}, decl(OT::TENSOR_FLOAT32, {}));
+    same_split(OpT::TANH, {q}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 128));
+    same_split(OpT::RELU6, {q}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.05f, 100));
   }
-  same_split(OpT::QUANTIZE, {f}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.05f, 100));
-  same_split(OpT::DEQUANTIZE, {q}, decl(OT::TENSOR_FLOAT32, {}));
-  same_split(OpT::TANH, {q}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 1.0f / 128, 128));
-  same_split(OpT::RELU6, {q}, decl(OT::TENSOR_QUANT8_ASYMM, {}, 0.05f, 100));
 }

@@ -71,6 +71,10 @@ inline constexpr std::size_t elementwise_grain = std::size_t{1} << 18;
 /// operation, so writing around them saves the line reads. A tuning knob for drivers (and
 /// tests, which lower it); read at every execution.
 inline std::atomic<std::size_t> streaming_output_bytes{std::size_t{32} << 20};
+/// Whether an element-wise output of `bytes` is written with streaming stores.
+inline bool streamed_output(std::size_t bytes) noexcept {
+  return bytes >= streaming_output_bytes.load(std::memory_order_relaxed);
+}
 
 /// A bound kernel. Kernels cannot fail: everything they rely on was validated before.
 using kernel = std::function<void(const kernel_io&)>;

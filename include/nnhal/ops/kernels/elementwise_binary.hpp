@@ -148,28 +148,21 @@ NNHAL_TARGET_AVX512 inline __m512 arith_lanes(const float* a, const float* b, __
   return _mm512_maskz_min_ps(all16, hi, _mm512_maskz_max_ps(all16, lo, arith512<Op>(va, vb)));
 }
 
-/// One broadcast run, 32 lanes per step, the tail masked. Stream: the floats up to o's
-/// first 64-byte boundary through the masked path, then streaming stores.
+/// One broadcast run, 32 lanes per step, the tail masked; Stream: whole vectors with
+/// streaming stores (o line-aligned).
 template <arith Op, bool AdvanceA, bool AdvanceB, bool Stream>
 NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, const float* b, float* o, std::size_t n, float_range r) {
   using simd::avx512::all16;
-  using simd::avx512::store16;
+  using simd::avx512::store64;
   const __m512 lo = _mm512_set1_ps(r.lo), hi = _mm512_set1_ps(r.hi);
   const __m512 ha = _mm512_set1_ps(*a), hb = _mm512_set1_ps(*b);
   std::size_t i = 0;
-  if constexpr (Stream) {
-    if (const std::size_t head = std::min(n, simd::avx512::floats_to_line(o)); head > 0) {
-      const auto m = static_cast<__mmask16>((1u << head) - 1);
-      _mm512_mask_storeu_ps(o, m, arith_lanes<Op, AdvanceA, AdvanceB>(a, b, ha, hb, m, lo, hi));
-      i = head;
-    }
-  }
   for (; i + 32 <= n; i += 32) {
     const __m512 v0 = arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i : 0), b + (AdvanceB ? i : 0), ha, hb, all16, lo, hi);
     const __m512 v1 =
         arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i + 16 : 0), b + (AdvanceB ? i + 16 : 0), ha, hb, all16, lo, hi);
-    store16<Stream>(o + i, v0);
-    store16<Stream>(o + i + 16, v1);
+    store64<Stream>(o + i, v0);
+    store64<Stream>(o + i + 16, v1);
   }
   for (; i < n; i += 16) {
     const auto m = n - i >= 16 ? all16 : static_cast<__mmask16>((1u << (n - i)) - 1);
@@ -199,14 +192,16 @@ void arith_f32_avx512(const kernel_io& io) {
   const float_range r = has_activation<Op> ? activation_range_float(io.scalar<std::int32_t>(2)) : no_clamp;
   // Long runs (same-shape inputs are one run) split into parallel chunks; large outputs
   // streamed, in runs of 1 KiB or more (each run ends with a store fence).
-  const bool stream = o.size() * sizeof(float) >= streaming_output_bytes.load(std::memory_order_relaxed);
+  const bool stream = streamed_output(o.size() * sizeof(float));
   for_each_broadcast_run(o.dims, a.dims, b.dims,
                          [&](std::size_t oo, std::size_t ao, std::size_t as, std::size_t bo, std::size_t bs, std::size_t n) {
-                           for_chunks(io, n, elementwise_grain, [&](std::size_t i, std::size_t e) {
-                             const float* pa = a.data + ao + i * as;
-                             const float* pb = b.data + bo + i * bs;
-                             if (stream && e - i >= 256) arith_run_avx512<Op, true>(pa, as, pb, bs, o.data + oo + i, e - i, r);
-                             else arith_run_avx512<Op, false>(pa, as, pb, bs, o.data + oo + i, e - i, r);
+                           for_chunks(io, n, elementwise_grain, [&](std::size_t i0, std::size_t e) {
+                             simd::avx512::streamed_run(
+                                 stream && e - i0 >= 256, o.data + oo + i0, e - i0,
+                                 [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t len) {
+                                   arith_run_avx512<Op, S>(a.data + ao + (i0 + i) * as, as, b.data + bo + (i0 + i) * bs,
+                                                           bs, o.data + oo + i0 + i, len, r);
+                                 });
                            });
                          });
 }

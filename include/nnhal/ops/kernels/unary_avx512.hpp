@@ -214,20 +214,12 @@ concept lane512x4 = requires(const Lane& l, __m512 (&v)[4]) {
 };
 
 /// dst[i] = lane(src[i]) for i < n, 16 at a time (64 when the lane takes 4 vectors at
-/// once), the tail masked. Stream: the floats up to dst's first 64-byte boundary through
-/// the masked path, then streaming stores.
+/// once), the tail masked; Stream: whole vectors with streaming stores (dst line-aligned).
 template <bool Stream, lane512 Lane>
 NNHAL_TARGET_AVX512 void f32_loop(const float* src, float* dst, std::size_t n, const Lane& shared_lane) {
-  using simd::avx512::store16;
+  using simd::avx512::store64;
   const Lane lane = shared_lane;  // a local copy: its parameters stay in registers across the stores
   std::size_t i = 0;
-  if constexpr (Stream) {
-    if (const std::size_t head = std::min(n, simd::avx512::floats_to_line(dst)); head > 0) {
-      const __mmask16 m = first16(head);
-      _mm512_mask_storeu_ps(dst, m, lane.step512(_mm512_maskz_loadu_ps(m, src)));
-      i = head;
-    }
-  }
   if constexpr (lane512x4<Lane>) {
     for (; i + 64 <= n; i += 64) {
       __m512 v[4];
@@ -235,11 +227,11 @@ NNHAL_TARGET_AVX512 void f32_loop(const float* src, float* dst, std::size_t n, c
       for (std::size_t j = 0; j < 4; ++j) v[j] = _mm512_loadu_ps(src + i + 16 * j);
       lane.template steps512<4>(v);
 #pragma GCC unroll 4
-      for (std::size_t j = 0; j < 4; ++j) store16<Stream>(dst + i + 16 * j, v[j]);
+      for (std::size_t j = 0; j < 4; ++j) store64<Stream>(dst + i + 16 * j, v[j]);
     }
   }
 #pragma GCC unroll 4
-  for (; i + 16 <= n; i += 16) store16<Stream>(dst + i, lane.step512(_mm512_loadu_ps(src + i)));
+  for (; i + 16 <= n; i += 16) store64<Stream>(dst + i, lane.step512(_mm512_loadu_ps(src + i)));
   if (i < n) {
     const __mmask16 m = first16(n - i);
     _mm512_mask_storeu_ps(dst + i, m, lane.step512(_mm512_maskz_loadu_ps(m, src + i)));
@@ -253,10 +245,11 @@ template <lane512 Lane>
 void f32_tensor(const kernel_io& io, const Lane& lane) {
   const auto in = io.input<types::f32>(0);
   auto out = io.output<types::f32>(0);
-  const bool stream = out.size() * sizeof(float) >= streaming_output_bytes.load(std::memory_order_relaxed);
+  const bool stream = streamed_output(out.size() * sizeof(float));
   for_chunks(io, out.size(), elementwise_grain, [&](std::size_t b, std::size_t e) {
-    if (stream) f32_loop<true>(in.data + b, out.data + b, e - b, lane);
-    else f32_loop<false>(in.data + b, out.data + b, e - b, lane);
+    simd::avx512::streamed_run(stream, out.data + b, e - b, [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
+      f32_loop<S>(in.data + b + i, out.data + b + i, n, lane);
+    });
   });
 }
 
@@ -267,10 +260,10 @@ NNHAL_TARGET_AVX512_VBMI inline __m512i lookup64(__m512i idx, __m512i t0, __m512
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
 }
 
-/// dst[i] = table[src[i] - min(S)] for 8-bit S, 64 at a time; call only when
-/// simd::cpu().avx512_vbmi is true. The index is the stored byte itself for uint8, with
-/// its top bit flipped for int8.
-template <class S>
+/// dst[i] = table[src[i] - min(S)] for 8-bit S, 64 at a time (Stream: streaming stores,
+/// dst line-aligned); call only when simd::cpu().avx512_vbmi is true. The index is the
+/// stored byte itself for uint8, with its top bit flipped for int8.
+template <bool Stream, class S>
 NNHAL_TARGET_AVX512_VBMI void table8_loop(const S* src, S* dst, std::size_t n, const S* table) {
   static_assert(sizeof(S) == 1);
   const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
@@ -278,11 +271,12 @@ NNHAL_TARGET_AVX512_VBMI void table8_loop(const S* src, S* dst, std::size_t n, c
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(std::is_signed_v<S> ? 0x80 : 0));
   std::size_t i = 0;
   for (; i + 64 <= n; i += 64)
-    _mm512_storeu_si512(dst + i, lookup64(_mm512_xor_si512(_mm512_loadu_si512(src + i), flip), t0, t1, t2, t3));
+    simd::avx512::store64<Stream>(dst + i, lookup64(_mm512_xor_si512(_mm512_loadu_si512(src + i), flip), t0, t1, t2, t3));
   if (i < n) {
     const __mmask64 m = (__mmask64{1} << (n - i)) - 1;
     _mm512_mask_storeu_epi8(dst + i, m, lookup64(_mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + i), flip), t0, t1, t2, t3));
   }
+  simd::avx512::end_stream<Stream>();
 }
 
 /// clamp(x, lo, hi) on 64 bytes of S.
@@ -292,16 +286,19 @@ NNHAL_TARGET_AVX512 inline __m512i clamp64(__m512i x, __m512i lo, __m512i hi) {
   else return _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, x, lo), hi);
 }
 
-/// dst[i] = clamp(src[i], lo, hi) for 8-bit S (lo, hi within S's range), 64 at a time.
-template <class S>
+/// dst[i] = clamp(src[i], lo, hi) for 8-bit S (lo, hi within S's range), 64 at a time
+/// (Stream: streaming stores, dst line-aligned).
+template <bool Stream, class S>
 NNHAL_TARGET_AVX512 void clamp8_loop(const S* src, S* dst, std::size_t n, std::int32_t lo, std::int32_t hi) {
   const __m512i vlo = _mm512_set1_epi8(static_cast<char>(lo)), vhi = _mm512_set1_epi8(static_cast<char>(hi));
   std::size_t i = 0;
-  for (; i + 64 <= n; i += 64) _mm512_storeu_si512(dst + i, clamp64<S>(_mm512_loadu_si512(src + i), vlo, vhi));
+  for (; i + 64 <= n; i += 64)
+    simd::avx512::store64<Stream>(dst + i, clamp64<S>(_mm512_loadu_si512(src + i), vlo, vhi));
   if (i < n) {
     const __mmask64 m = (__mmask64{1} << (n - i)) - 1;
     _mm512_mask_storeu_epi8(dst + i, m, clamp64<S>(_mm512_maskz_loadu_epi8(m, src + i), vlo, vhi));
   }
+  simd::avx512::end_stream<Stream>();
 }
 
 /// The rest of QUANTIZE for 16 quotients v = x / scale (float division): rounded half away
@@ -375,8 +372,9 @@ struct quantize_fixed {
 /// vectors' lanes go to two vectors of words in element order (vpermt2w), a saturating
 /// pack makes the bytes (128-bit lane L: words 8L..8L+7 of each), one qword permute puts
 /// them in order. The low words' minimum over the four vectors (word-wise unsigned min)
-/// checks all 64 with one compare.
-template <class S>
+/// checks all 64 with one compare. Stream: the 64-byte stores of quantize_fixed stream (dst
+/// line-aligned).
+template <bool Stream, class S>
 NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, float scale, std::int32_t zero_point) {
   const __m512 vs = _mm512_set1_ps(scale), vz = _mm512_set1_ps(static_cast<float>(zero_point));
   std::size_t i = 0;
@@ -397,7 +395,7 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
       const __m512i b = _mm512_maskz_permutex2var_epi16(all32, g[2], high_words, g[3]);
       const __m512i bytes =
           std::is_signed_v<S> ? _mm512_maskz_packs_epi16(all64, a, b) : _mm512_maskz_packus_epi16(all64, a, b);
-      _mm512_storeu_si512(dst + i, _mm512_maskz_permutexvar_epi64(all8, order, bytes));
+      simd::avx512::store64<Stream>(dst + i, _mm512_maskz_permutexvar_epi64(all8, order, bytes));
       const __m512i lowest = _mm512_maskz_min_epu16(all32, _mm512_maskz_min_epu16(all32, g[0], g[1]),
                                                     _mm512_maskz_min_epu16(all32, g[2], g[3]));
       if (_mm512_mask_cmplt_epu16_mask(low_words, lowest, tie_below)) [[unlikely]]
@@ -419,6 +417,7 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
                                : _mm512_maskz_cvtepi32_epi8(
                                      all16, _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, j, lo), hi)));
     }
+    simd::avx512::end_stream<Stream>();
     return;
   }
 #pragma GCC unroll 2
@@ -438,19 +437,21 @@ NNHAL_TARGET_AVX512 inline __m512 dequantize16(__m128i b, __m512 scale, __m512i 
   return _mm512_maskz_mul_ps(all16, scale, _mm512_maskz_cvtepi32_ps(all16, _mm512_sub_epi32(v, zero_point)));
 }
 
-/// DEQUANTIZE 8-bit S to float32 over n elements.
-template <class S>
+/// DEQUANTIZE 8-bit S to float32 over n elements (Stream: streaming stores, dst line-aligned).
+template <bool Stream, class S>
 NNHAL_TARGET_AVX512 void dequantize_loop(const S* src, float* dst, std::size_t n, float scale, std::int32_t zero_point) {
   const __m512 vs = _mm512_set1_ps(scale);
   const __m512i vz = _mm512_set1_epi32(zero_point);
   std::size_t i = 0;
 #pragma GCC unroll 4
   for (; i + 16 <= n; i += 16)
-    _mm512_storeu_ps(dst + i, dequantize16<S>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), vs, vz));
+    simd::avx512::store64<Stream>(dst + i,
+                                  dequantize16<S>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), vs, vz));
   if (i < n) {
     const __mmask16 m = first16(n - i);
     _mm512_mask_storeu_ps(dst + i, m, dequantize16<S>(_mm_maskz_loadu_epi8(m, src + i), vs, vz));
   }
+  simd::avx512::end_stream<Stream>();
 }
 
 }  // namespace nnhal::ops::kernels::vunary::avx512
