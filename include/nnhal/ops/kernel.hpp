@@ -66,9 +66,9 @@ void for_chunks(const kernel_io& io, std::size_t n, std::size_t grain, F&& body)
 /// Elements per chunk of a memory-bound element-wise loop (about 1 MiB of float32).
 inline constexpr std::size_t elementwise_grain = std::size_t{1} << 18;
 
-/// Float32 element-wise outputs of at least this many bytes are written with streaming
-/// stores (simd/stream_avx512.hpp): too large to be read back from the caches by the next
-/// operation, so writing around them saves the line reads. A tuning knob for drivers (and
+/// Element-wise outputs of at least this many bytes are written with streaming stores
+/// (simd/stream_avx512.hpp, on AVX-512 CPUs): too large to be read back from the caches by
+/// the next operation, so writing around them saves the line reads. A tuning knob for drivers (and
 /// tests, which lower it); read at every execution.
 inline std::atomic<std::size_t> streaming_output_bytes{std::size_t{32} << 20};
 /// Whether an element-wise output of `bytes` is written with streaming stores.

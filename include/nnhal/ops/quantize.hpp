@@ -40,12 +40,11 @@ void avx512_f32(const kernel_io& io) {
   auto out = io.output<Out>(0);
   const float scale = io.out[0].scale;
   const std::int32_t zero_point = io.out[0].zero_point;
-  const bool stream = streamed_output(out.size());
-  for_chunks(io, out.size(), elementwise_grain, [&](std::size_t b, std::size_t e) {
-    simd::avx512::streamed_run(stream, out.data + b, e - b, [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
-      kernels::vunary::avx512::quantize_loop<S>(in.data + b + i, out.data + b + i, n, scale, zero_point);
-    });
-  });
+  kernels::vunary::avx512::streamed_chunks(io, out.data, out.size(), elementwise_grain,
+                                           [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
+                                             kernels::vunary::avx512::quantize_loop<S>(in.data + i, out.data + i, n,
+                                                                                       scale, zero_point);
+                                           });
 }
 #endif
 

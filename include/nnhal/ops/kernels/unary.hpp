@@ -133,12 +133,10 @@ kernel table8_kernel(F&& f) {
     return [t](const kernel_io& io) {
       const auto in = io.input<E>(0);
       auto out = io.output<E>(0);
-      const bool stream = streamed_output(out.size());
-      for_chunks(io, out.size(), 4 * elementwise_grain, [&](std::size_t b, std::size_t e) {
-        simd::avx512::streamed_run(stream, out.data + b, e - b, [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
-          avx512::table8_loop<S>(in.data + b + i, out.data + b + i, n, t.data());
-        });
-      });
+      avx512::streamed_chunks(io, out.data, out.size(), 4 * elementwise_grain,
+                              [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
+                                avx512::table8_loop<S>(in.data + i, out.data + i, n, t.data());
+                              });
     };
 #endif
   return [t](const kernel_io& io) { table8_loop<E>(io, t); };
@@ -179,12 +177,10 @@ void clamp_quant(const kernel_io& io, std::int32_t lo, std::int32_t hi) {
     if (simd::cpu().avx512) {
       const auto in = io.input<E>(0);
       auto out = io.output<E>(0);
-      const bool stream = streamed_output(out.size());
-      return for_chunks(io, out.size(), 4 * elementwise_grain, [&](std::size_t b, std::size_t e) {
-        simd::avx512::streamed_run(stream, out.data + b, e - b, [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
-          avx512::clamp8_loop<S>(in.data + b + i, out.data + b + i, n, lo, hi);
-        });
-      });
+      return avx512::streamed_chunks(io, out.data, out.size(), 4 * elementwise_grain,
+                                     [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
+                                       avx512::clamp8_loop<S>(in.data + i, out.data + i, n, lo, hi);
+                                     });
     }
 #endif
   using S = typename E::storage;

@@ -213,6 +213,19 @@ concept lane512x4 = requires(const Lane& l, __m512 (&v)[4]) {
   l.template steps512<4>(v);
 };
 
+/// Runs loop(std::bool_constant<Stream>, first, count) over the n elements of an output at
+/// `out`: in parallel chunks of at least `grain` (for_chunks), each split by
+/// simd::avx512::streamed_run, streaming when the whole output is streamed_output().
+template <class T, class Loop>
+void streamed_chunks(const kernel_io& io, const T* out, std::size_t n, std::size_t grain, Loop&& loop) {
+  const bool stream = streamed_output(n * sizeof(T));
+  for_chunks(io, n, grain, [&](std::size_t b, std::size_t e) {
+    simd::avx512::streamed_run(stream, out + b, e - b, [&]<bool S>(std::bool_constant<S> s, std::size_t i, std::size_t len) {
+      loop(s, b + i, len);
+    });
+  });
+}
+
 /// dst[i] = lane(src[i]) for i < n, 16 at a time (64 when the lane takes 4 vectors at
 /// once), the tail masked; Stream: whole vectors with streaming stores (dst line-aligned).
 template <bool Stream, lane512 Lane>
@@ -245,11 +258,8 @@ template <lane512 Lane>
 void f32_tensor(const kernel_io& io, const Lane& lane) {
   const auto in = io.input<types::f32>(0);
   auto out = io.output<types::f32>(0);
-  const bool stream = streamed_output(out.size() * sizeof(float));
-  for_chunks(io, out.size(), elementwise_grain, [&](std::size_t b, std::size_t e) {
-    simd::avx512::streamed_run(stream, out.data + b, e - b, [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
-      f32_loop<S>(in.data + b + i, out.data + b + i, n, lane);
-    });
+  streamed_chunks(io, out.data, out.size(), elementwise_grain, [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
+    f32_loop<S>(in.data + i, out.data + i, n, lane);
   });
 }
 
