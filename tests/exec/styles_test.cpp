@@ -268,13 +268,14 @@ TEST_CASE("deadlines: predicted unattainable -> rejected before starting (PERSIS
 
 TEST_CASE("deadlines: a long execution is aborted at the first checkpoint after its deadline") {
   ex::runtime rt({.workers = 1});
-  // Never run before: no prediction, it starts. Long enough (about 4 ms) that a quarter of
-  // it outlasts a preemption before admission (a deadline already past is rejected).
-  const auto c = prepare_chain(16384, 4000);
+  // Never run before: no prediction, it starts. Long enough (tens of ms, as the
+  // cancellation case below) that half of it outlasts a preemption before admission
+  // (a deadline already past is rejected), also on a loaded machine.
+  const auto c = prepare_chain(65536, 4000);
   // Per-operation time, measured on a short run of the same shapes: the fastest of a few
   // runs after a warm-up (a cold first run, with its page faults and allocations, took
   // several times longer per operation and put the deadline after the whole long run).
-  const auto s = prepare_chain(16384, 20);
+  const auto s = prepare_chain(65536, 20);
   auto js = make_job(s, 0);
   REQUIRE(ex::execute(*s.pm, js.request).status == ErrorStatus::NONE);
   auto fastest = ty::clock::duration::max();
@@ -287,7 +288,7 @@ TEST_CASE("deadlines: a long execution is aborted at the first checkpoint after 
 
   auto j = make_job(c, 0);
   ex::execute_options opt;
-  opt.deadline = ty::clock::now() + per_op * 1000;  // about a quarter of the run
+  opt.deadline = ty::clock::now() + per_op * 2000;  // about half the run (per_op is its fastest)
   std::atomic<bool> done{false};
   ex::execution_outcome got;
   ty::time_point ended;
