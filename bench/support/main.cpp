@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/ops/simd/cpu.hpp"
 #include "support/machine.hpp"
 
 namespace nnhal::bench {
@@ -89,6 +90,17 @@ const machine_peaks& peaks() {
 }  // namespace nnhal::bench
 
 int main(int argc, char** argv) {
+  // --nnhal_portable: nnhal binds the kernels of a CPU without AVX-512 (the xsimd ones,
+  // for this build's -m flags), to measure what such machines get.
+  bool portable = false;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--nnhal_portable") == 0) portable = true;
+    else argv[kept++] = argv[i];
+  }
+  argc = kept;
+  if (portable) nnhal::simd::allow_only(nnhal::simd::cpu_features{});
+  benchmark::AddCustomContext("nnhal_kernels", portable ? "portable (AVX-512 off)" : "best for this CPU");
   const auto& p = nnhal::bench::peaks();
   benchmark::AddCustomContext("peak_copy_l2_GBps", std::to_string(p.copy_l2_bytes_per_s / 1e9));
   benchmark::AddCustomContext("peak_copy_mid_GBps", std::to_string(p.copy_mid_bytes_per_s / 1e9));

@@ -23,6 +23,7 @@
 #include "nnhal/ops/fully_connected.hpp"
 #include "nnhal/ops/transpose_conv_2d.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
+#include "nnhal/ops/simd/fixed_point_xsimd.hpp"
 #include "support/op_runner.hpp"
 
 using namespace nnhal::test::op;
@@ -84,12 +85,14 @@ outputs run_both(OpT op, std::vector<tensor> ins, const tensor& out, bool consta
 }
 
 /// Float16 results: the float32 sums of the two kernels, added in different orders, may
-/// round to neighbouring halves, never further apart.
+/// round to neighbouring halves, never further apart; or, for sums that cancel to near
+/// zero (where a half step is below float32's rounding of the terms), differ as little as
+/// float32 results may (check_same's absolute 1e-5).
 bool within_one_half_step(ty::float16 a, ty::float16 b) {
   const float x = ty::to_float(a), y = ty::to_float(b);
   if (x == y) return true;
   const float step = std::ldexp(1.0f, std::max(std::ilogb(std::max(std::abs(x), std::abs(y))), -14) - 10);
-  return std::abs(x - y) <= step;
+  return std::abs(x - y) <= step || std::abs(x - y) <= 1e-5f;
 }
 
 void check_same(OT t, const outputs& o, const std::string& what) {
@@ -193,6 +196,8 @@ quant_choice choose_quant(const types_case& t, std::size_t k, std::size_t channe
     for (std::size_t c = 0; c < channels; ++c) q.channel_scales.push_back(q.w_scale * r.real(0.25f, 4.0f));
   // |x - zx| * |w - zw| is ~5000 on average: outputs spread over tens of steps, some saturate.
   q.out_scale = q.in_scale * q.w_scale * std::sqrt(static_cast<float>(k)) * r.real(50.0f, 400.0f);
+  // Now and then a multiplier above 1 (the saturating left shift), most outputs at the ends.
+  if (r.uniform(0, 7) == 0) q.out_scale = q.in_scale * q.w_scale * r.real(0.25f, 0.9f);
   q.out_zp = zero_point(t.in, r);
   return q;
 }
@@ -293,11 +298,11 @@ void check_case(bool depthwise, const types_case& t, const geometry_case& g, std
   check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
 }
 
-TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometries") {
-  if (!have_kernels()) return;
-  std::mt19937 seeds(0xC0A5u);
+/// `count` random CONV_2D cases per type through the bound kernel and reference().
+void conv_cases(std::uint32_t seed0, int count) {
+  std::mt19937 seeds(seed0);
   for (const auto& t : all_types) {
-    for (int n = 0; n < 60; ++n) {
+    for (int n = 0; n < count; ++n) {
       const std::uint32_t seed = seeds();
       rng r(seed);
       geometry_case g = random_geometry(r, false);
@@ -314,16 +319,24 @@ TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometrie
   }
 }
 
-TEST_CASE("DEPTHWISE_CONV_2D multiplier 1: AVX-512 kernels equal reference() on random geometries") {
-  if (!have_kernels()) return;
-  std::mt19937 seeds(0xD3A5u);
+/// `count` random DEPTHWISE_CONV_2D (multiplier 1) cases per type.
+void depthwise_cases(std::uint32_t seed0, int count) {
+  std::mt19937 seeds(seed0);
   for (const auto& t : all_types) {
-    for (int n = 0; n < 50; ++n) {
+    for (int n = 0; n < count; ++n) {
       const std::uint32_t seed = seeds();
       rng r(seed);
       check_case(true, t, random_geometry(r, true), seed, r);
     }
   }
+}
+
+TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometries") {
+  if (have_kernels()) conv_cases(0xC0A5u, 60);
+}
+
+TEST_CASE("DEPTHWISE_CONV_2D multiplier 1: AVX-512 kernels equal reference() on random geometries") {
+  if (have_kernels()) depthwise_cases(0xD3A5u, 50);
 }
 
 TEST_CASE("DEPTHWISE_CONV_2D 3x3, horizontal stride 1 or 2: the register-blocked kernels equal reference()") {
@@ -348,12 +361,12 @@ TEST_CASE("DEPTHWISE_CONV_2D 3x3, horizontal stride 1 or 2: the register-blocked
   }
 }
 
-TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, depth and unit tails") {
-  if (!have_kernels()) return;
-  std::mt19937 seeds(0xFCA5u);
+/// `count` random FULLY_CONNECTED cases per type: batch, depth and unit tails.
+void fully_connected_cases(std::uint32_t seed0, int count) {
+  std::mt19937 seeds(seed0);
   for (const auto& t : all_types) {
     if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) continue;  // FULLY_CONNECTED has no per-channel weights
-    for (int n = 0; n < 40; ++n) {
+    for (int n = 0; n < count; ++n) {
       const std::uint32_t seed = seeds();
       rng r(seed);
       const auto batch = static_cast<std::uint32_t>(r.uniform(1, 20));
@@ -378,6 +391,20 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
       check_same(t.in, o, ty::str_cat(t.name, " batch ", batch, " depth ", depth, " units ", units, " act ", act, " seed ", seed));
     }
   }
+}
+
+TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, depth and unit tails") {
+  if (have_kernels()) fully_connected_cases(0xFCA5u, 40);
+}
+
+TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED") {
+  // What CPUs without AVX-512 bind: the packed xsimd GEMM for float32 (float16 widened to
+  // it) and quant8, bit-exact for quant8; the xsimd depthwise kernel for float32.
+  const cpu_limit portable{nnhal::simd::cpu_features{}};
+  REQUIRE_FALSE(nnhal::simd::cpu().avx512);
+  conv_cases(0x9C0Au, 40);
+  depthwise_cases(0x9D3Au, 20);
+  fully_connected_cases(0x9FCAu, 30);
 }
 
 TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals reference()") {
@@ -462,6 +489,78 @@ TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM and the int32 kernel equal refe
       check_same(type, o, ty::str_cat(to_string(type), " ", slices, "x", m, "x", k, "x", nn, " adj ", adj_x, ",", adj_y,
                                       " seed ", seed));
     }
+  }
+}
+
+TEST_CASE("portable apply_multiplier_lanes equals the scalar apply_multiplier in every lane") {
+  // Any CPU (this build's xsimd architecture): every shift the multipliers can have, inputs
+  // small, at the int32 ends and anywhere, mantissas at both ends of [2^30, 2^31).
+  namespace q = nnhal::ops::quant;
+  using I = xsimd::batch<std::int32_t>;
+  constexpr std::size_t L = I::size;
+  rng r(0xB22);
+  for (int n = 0; n < 20000; ++n) {
+    alignas(64) std::array<std::int32_t, L> x{}, m{}, l{}, rr{}, got{};
+    std::array<q::fixed_multiplier, L> fm{};
+    bool any_left = false;
+    for (std::size_t i = 0; i < L; ++i) {
+      const double frac = r.uniform(0, 3) == 0 ? (r.coin() ? 0.5 : 1.0 - 1e-12) : r.real(0.5f, 1.0f);
+      fm[i] = q::quantize_multiplier(std::ldexp(frac, r.uniform(-34, 34)));
+      if (r.uniform(0, 3) == 0) {  // products on a rounding boundary, or a few units off it
+        const std::int32_t near[] = {1 << 30, (1 << 30) + 1, (1 << 30) + (1 << 15), std::numeric_limits<std::int32_t>::max(),
+                                     std::numeric_limits<std::int32_t>::max() - (1 << 16)};
+        fm[i].mantissa_q31 = near[r.uniform(0, 4)];
+      }
+      switch (r.uniform(0, 4)) {
+        case 0: x[i] = r.uniform(-300, 300); break;
+        case 4: x[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(r.uniform(-3, 3)) << r.uniform(0, 30)); break;
+        case 1: x[i] = r.coin() ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min(); break;
+        default: x[i] = static_cast<std::int32_t>(r.gen()); break;
+      }
+      m[i] = fm[i].mantissa_q31;
+      l[i] = fm[i].shift > 0 ? fm[i].shift : 0;
+      rr[i] = fm[i].shift > 0 ? 0 : -fm[i].shift;
+      REQUIRE(l[i] <= 30);
+      REQUIRE(rr[i] <= 31);
+      any_left = any_left || l[i] > 0;
+    }
+    const I args[] = {I::load_aligned(x.data()), I::load_aligned(m.data()), I::load_aligned(l.data()),
+                      I::load_aligned(rr.data())};
+    const I v = any_left ? nnhal::simd::portable::apply_multiplier_lanes<true>(args[0], args[1], args[2], args[3])
+                         : nnhal::simd::portable::apply_multiplier_lanes<false>(args[0], args[1], args[2], args[3]);
+    v.store_aligned(got.data());
+    for (std::size_t i = 0; i < L; ++i)
+      REQUIRE_MESSAGE(got[i] == q::apply_multiplier(x[i], fm[i]), "x ", x[i], " mantissa ", m[i], " shift ", fm[i].shift);
+  }
+}
+
+TEST_CASE("CONV_2D quant8 with a multiplier of 2^40: every non-zero sum saturates, in every kernel") {
+  // Output scale 2^-40 of the input and filter scales: far beyond int32 shifts, it must
+  // neither shift out of range (undefined behaviour) nor wrap. Sums worked out here.
+  rng r(0x2A40);
+  tensor input = make_tensor(OT::TENSOR_QUANT8_ASYMM, {1, 3, 5, 4}, 1.0f, 128);
+  fill(input, r);
+  for (std::size_t i = 0; i < 4; ++i) input.set(i, std::uint8_t{128});  // pixel 0: every sum 0
+  tensor filter = make_tensor(OT::TENSOR_QUANT8_ASYMM, {6, 1, 1, 4}, 1.0f, 128);
+  fill(filter, r);
+  tensor bias = make_tensor(OT::TENSOR_INT32, {6}, 1.0f);
+  const std::vector<tensor> ins{input, filter, bias, scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(0),
+                                scalar_i32(1), scalar_i32(1), scalar_i32(0)};
+  const tensor out = decl(OT::TENSOR_QUANT8_ASYMM, {1, 3, 5, 6}, std::ldexp(1.0f, -40), 100);
+  for (bool portable : {false, true}) {
+    const cpu_limit limit{portable ? nnhal::simd::cpu_features{} : nnhal::simd::detected_cpu()};
+    const kernel_result k = run_kernel(OpT::CONV_2D, ins, {out});
+    REQUIRE_MESSAGE(k.ok, k.error);
+    for (std::size_t px = 0; px < 15; ++px)
+      for (std::size_t oc = 0; oc < 6; ++oc) {
+        std::int32_t sum = 0;
+        for (std::size_t c = 0; c < 4; ++c)
+          sum += (std::to_integer<std::int32_t>(input.bytes[px * 4 + c]) - 128) *
+                 (std::to_integer<std::int32_t>(filter.bytes[oc * 4 + c]) - 128);
+        const int want = sum > 0 ? 255 : (sum < 0 ? 0 : 100);
+        CHECK_MESSAGE(std::to_integer<int>(k.outs[0].bytes[px * 6 + oc]) == want, "pixel ", px, " channel ", oc,
+                      " sum ", sum, portable ? " portable" : "");
+      }
   }
 }
 

@@ -32,6 +32,7 @@
 
 #include "nnhal/exec/parallel.hpp"
 #include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/simd/cpu.hpp"
 #include "nnhal/types/model.hpp"
 #include "nnhal/types/operations.hpp"
 #include "nnhal/types/request.hpp"
@@ -377,6 +378,15 @@ struct streaming_threshold {
   ~streaming_threshold() { nnhal::ops::streaming_output_bytes = old; }
   streaming_threshold(const streaming_threshold&) = delete;
   streaming_threshold& operator=(const streaming_threshold&) = delete;
+};
+
+/// Lets kernels bind for `allowed` only (simd::allow_only) for one scope, e.g. the
+/// portable xsimd kernels on an AVX-512 machine; all detected features again after it.
+struct cpu_limit {
+  explicit cpu_limit(const nnhal::simd::cpu_features& allowed) { nnhal::simd::allow_only(allowed); }
+  ~cpu_limit() { nnhal::simd::allow_only(nnhal::simd::detected_cpu()); }
+  cpu_limit(const cpu_limit&) = delete;
+  cpu_limit& operator=(const cpu_limit&) = delete;
 };
 
 /// Calls one kernel entry point `fn` (an op's reference() or vectorized<Arch>, taking a

@@ -25,16 +25,16 @@ void reference(const kernel_io& io, const requant& q) {
 }
 
 /// On AVX-512 (float32) / AVX-512 VNNI (quant8) CPUs: the packed GEMM of
-/// kernels/gemm_avx512.hpp. Otherwise float32: the packed xsimd direct convolution. Float16:
-/// the float32 kernel on widened operands (kernels/float16_via_float32.hpp). The rest: the
-/// reference, with the requantization multipliers computed here, once.
+/// kernels/gemm_avx512.hpp. Otherwise float32 and quant8: the packed xsimd direct
+/// convolution of kernels/conv_gemm.hpp. Float16: the float32 kernel on widened operands
+/// (kernels/float16_via_float32.hpp). The rest: the reference, with the requantization
+/// multipliers computed here, once.
 inline types::result<kernel> bind(const bind_context& c) {
   if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
 #if NNHAL_HAVE_X86_KERNELS
   if (auto k = kernels::conv::avx512::bind_conv(c, conv_kind::conv, &contract::slots)) return std::move(*k);
 #endif
-  if (c.in[0].type == OperandType::TENSOR_FLOAT32)
-    return kernels::conv::bind_conv_f32(c, conv_kind::conv, &contract::slots);
+  if (auto k = kernels::conv::bind_conv_portable(c, conv_kind::conv, &contract::slots)) return std::move(*k);
   return kernels::conv::bind_by_type(c, [&c]<class E, class F>() -> types::result<kernel> {
     requant q;
     if constexpr (types::quantized_element<E>) q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);

@@ -2,7 +2,7 @@
 // read as [batch_size, input_size] (row-major flattening, as the spec reshapes it).
 // reference() is a plain GEMM loop (quantized: bit-exact with AOSP); bind() picks the
 // AVX-512 GEMM (float32 FMA, quant8 VNNI) of kernels/gemm_avx512.hpp when the CPU has it,
-// else for float32 the packed xsimd GEMM of kernels/conv_gemm.hpp.
+// else the packed xsimd GEMM of kernels/conv_gemm.hpp (float32 and quant8).
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
@@ -34,18 +34,8 @@ inline types::result<kernel> bind(const bind_context& c) {
 #if NNHAL_HAVE_X86_KERNELS
   if (auto k = kernels::conv::avx512::bind_fully_connected(c)) return std::move(*k);
 #endif
-  switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return kernels::conv::bind_fully_connected_f32(c);
-    case OperandType::TENSOR_QUANT8_ASYMM: {
-      const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
-      return kernel{[q](const kernel_io& io) { reference<types::qu8>(io, q); }};
-    }
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
-      const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
-      return kernel{[q](const kernel_io& io) { reference<types::qs8>(io, q); }};
-    }
-    default: return unsupported(c);
-  }
+  if (auto k = kernels::conv::bind_fully_connected_portable(c)) return std::move(*k);
+  return unsupported(c);
 }
 
 }  // namespace nnhal::ops::fully_connected

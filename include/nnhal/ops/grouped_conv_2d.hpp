@@ -28,11 +28,8 @@ inline types::result<kernel> bind(const bind_context& c) {
   if (types::sig::detail::conv_int(c.in, contract::slots(c.in).extra, 1) == 1)
     if (auto k = kernels::conv::avx512::bind_conv(c, conv_kind::grouped, &contract::slots)) return std::move(*k);
 #endif
-  if (c.in[0].type == OperandType::TENSOR_FLOAT32) {
-    const auto s = contract::slots(c.in);
-    if (types::sig::detail::conv_int(c.in, s.extra, 1) == 1)
-      return kernels::conv::bind_conv_f32(c, conv_kind::grouped, &contract::slots);
-  }
+  if (types::sig::detail::conv_int(c.in, contract::slots(c.in).extra, 1) == 1)
+    if (auto k = kernels::conv::bind_conv_portable(c, conv_kind::grouped, &contract::slots)) return std::move(*k);
   return kernels::conv::bind_by_type(c, [&c]<class E, class F>() -> types::result<kernel> {
     requant q;
     if constexpr (types::quantized_element<E>) q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);

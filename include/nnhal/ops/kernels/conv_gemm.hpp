@@ -1,117 +1,165 @@
-// Float32 direct convolution and GEMM for the conv family, with xsimd (compile-time
-// xsimd::default_arch): the filter is packed once, at bind, into panels of `nr` output
-// channels; a register-blocked micro-kernel computes 4 output pixels (or rows) x nr
-// channels per call, reading the input in place (no im2col: a padding tap points at a
-// row of zeros). Versus the reference loops: the same products summed in another order,
-// so results differ by float rounding only (tests bound it). Tails (output channels past
-// the last full panel, pixels past the last full block) are computed in registers and
-// only the valid part is stored: nothing is written outside the output.
+// Direct convolution and GEMM for the conv family with xsimd (compile-time
+// xsimd::default_arch), float32 and quant8: the filter is packed once, at bind, into panels
+// of `nr` output channels; a register-blocked micro-kernel computes 4 output pixels (or
+// rows) x nr channels per call, reading the input in place (no im2col: a padding tap
+// points at a row of zeros, or of the input zero point). Float32 versus the reference
+// loops: the same products summed in another order, so results differ by float rounding
+// only (tests bound it). Quant8 sums (x - input zero point) * (w - weight zero point) in
+// 32-bit lanes that wrap like the reference's int32 sums, then requantizes each sum with
+// the reference's own writer: bit-exact. Tails (output channels past the last full panel,
+// pixels past the last full block) are computed in registers and only the valid part is
+// stored: nothing is written outside the output.
 // DEPTHWISE_CONV_2D with depth_multiplier 1 vectorizes across channels instead (its
 // filter [1, fh, fw, channels] is already channel-contiguous, so it needs no packing).
 // This is the portable path; AVX-512 CPUs bind kernels/gemm_avx512.hpp and
-// kernels/dwconv_avx512.hpp instead (float32 and quant8).
+// kernels/dwconv_avx512.hpp instead (float32; quant8 with VNNI).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/simd/fixed_point_xsimd.hpp"
 #include "nnhal/types/large_bytes.hpp"
 
 namespace nnhal::ops::kernels::conv {
 
-/// Register tile of the float32 micro-kernel for one architecture.
-template <class Arch>
-struct f32_tile {
-  using batch = xsimd::batch<float, Arch>;
+/// Register tile of the micro-kernel for one architecture: element T is float, or
+/// std::uint32_t for quant8 sums (products of zero-point-free values, wrapping like the
+/// reference's int32 accumulation).
+template <class T, class Arch>
+struct gemm_tile {
+  using batch = xsimd::batch<T, Arch>;
   static constexpr std::size_t lanes = batch::size;
   static constexpr std::size_t nr = 2 * lanes;  // output channels per panel
   static constexpr std::size_t mr = 4;          // output pixels (GEMM rows) per call
 };
+template <class Arch>
+using f32_tile = gemm_tile<float, Arch>;
 
 /// A filter [out_c][taps][cin] repacked as ceil(out_c / nr) panels of [taps][cin][nr]
 /// (channels past out_c are zero). FULLY_CONNECTED weights are the case taps = 1.
-/// The panels are packed here or found in a compilation cache (packed_constant_f32).
-struct packed_f32 {
-  std::shared_ptr<const float> w;  // size() floats
+/// The panels are packed here or found in a compilation cache (packed_constant_panels).
+template <class T>
+struct packed_panels {
+  std::shared_ptr<const T> w;  // size() elements
   std::size_t out_c = 0, taps = 0, cin = 0, panels = 0, nr = 0;
-  const float* panel(std::size_t p) const noexcept { return w.get() + p * taps * cin * nr; }
+  const T* panel(std::size_t p) const noexcept { return w.get() + p * taps * cin * nr; }
   std::size_t size() const noexcept { return panels * taps * cin * nr; }
 
   /// The shape of a packing, without its panels.
-  static packed_f32 shape(std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
+  static packed_panels shape(std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
     return {nullptr, out_c, taps, cin, (out_c + nr - 1) / nr, nr};
   }
 };
+using packed_f32 = packed_panels<float>;
+/// Quant8 weights for the portable kernels: each (w - weight zero point) as a uint32.
+using packed_u32 = packed_panels<std::uint32_t>;
 
 /// Packs the out_c x k matrix whose element (oc, i) is w[oc * ld_oc + i * ld_k] into
-/// `buf` (p.size() floats, p's shape) as panels [panel][k][nr], zero beyond out_c; only
-/// panels [p0, p1) (all by default), so that threads can share the work.
-inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::size_t ld_oc, std::size_t ld_k,
-                          std::size_t p0 = 0, std::size_t p1 = SIZE_MAX) {
+/// `buf` (p.size() elements, p's shape) as panels [panel][k][nr] of convert(element), zero
+/// beyond out_c; only panels [p0, p1) (all by default), so that threads can share the work.
+template <class T, class S, class Convert>
+void pack_panels_into(T* buf, const packed_panels<T>& p, const S* w, std::size_t ld_oc, std::size_t ld_k,
+                      Convert&& convert, std::size_t p0 = 0, std::size_t p1 = SIZE_MAX) {
   const std::size_t k = p.taps * p.cin, nr = p.nr;
   p1 = std::min(p1, p.panels);
   if (ld_oc == 1) {
     // Rows of k: source row i is cut into the panels' row i, so the source is read once in
     // order (panel by panel, every panel would stream all rows again).
     for (std::size_t i = 0; i < k; ++i) {
-      const float* src = w + i * ld_k;
+      const S* src = w + i * ld_k;
       for (std::size_t pn = p0; pn < p1; ++pn) {
         const std::size_t oc0 = pn * nr, cols = std::min(nr, p.out_c - oc0);
-        float* dst = buf + (pn * k + i) * nr;
-        std::memcpy(dst, src + oc0, cols * sizeof(float));
-        if (cols < nr) std::fill(dst + cols, dst + nr, 0.0f);
+        T* dst = buf + (pn * k + i) * nr;
+        std::transform(src + oc0, src + oc0 + cols, dst, convert);
+        if (cols < nr) std::fill(dst + cols, dst + nr, T{});
       }
     }
     return;
   }
   for (std::size_t pn = p0; pn < p1; ++pn) {
     const std::size_t oc0 = pn * nr, cols = std::min(nr, p.out_c - oc0);
-    float* panel = buf + pn * k * nr;
+    T* panel = buf + pn * k * nr;
     // In blocks of 16 elements per source row: each block reads one cache line of each of
-    // the panel's rows and writes 16 packed rows (16 nr floats) that stay cached meanwhile.
+    // the panel's rows and writes 16 packed rows (16 nr elements) that stay cached meanwhile.
     constexpr std::size_t block = 16;
     for (std::size_t i0 = 0; i0 < k; i0 += block) {
       const std::size_t i1 = std::min(k, i0 + block);
-      for (std::size_t i = i0; i < i1; ++i) std::fill(panel + i * nr + cols, panel + (i + 1) * nr, 0.0f);
+      for (std::size_t i = i0; i < i1; ++i) std::fill(panel + i * nr + cols, panel + (i + 1) * nr, T{});
       for (std::size_t j = 0; j < cols; ++j) {
-        const float* src = w + (oc0 + j) * ld_oc;
-        for (std::size_t i = i0; i < i1; ++i) panel[i * nr + j] = src[i * ld_k];
+        const S* src = w + (oc0 + j) * ld_oc;
+        for (std::size_t i = i0; i < i1; ++i) panel[i * nr + j] = convert(src[i * ld_k]);
       }
     }
   }
 }
 
-inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
-  packed_f32 p = packed_f32::shape(out_c, taps, cin, nr);
-  const std::shared_ptr<std::byte[]> bytes = types::large_bytes(p.size() * sizeof(float), false);
-  auto* buf = reinterpret_cast<float*>(bytes.get());
-  p.w = std::shared_ptr<const float>(bytes, buf);
-  pack_f32_into(buf, p, filter, taps * cin, 1);
+/// pack_panels_into for float32, the elements as they are.
+inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::size_t ld_oc, std::size_t ld_k,
+                          std::size_t p0 = 0, std::size_t p1 = SIZE_MAX) {
+  pack_panels_into(buf, p, w, ld_oc, ld_k, [](float x) { return x; }, p0, p1);
+}
+
+/// A new packing of shape `p` whose panels `fill(buf)` writes.
+template <class T, class Fill>
+packed_panels<T> make_packed(packed_panels<T> p, Fill&& fill) {
+  const std::shared_ptr<std::byte[]> bytes = types::large_bytes(p.size() * sizeof(T), false);
+  auto* buf = reinterpret_cast<T*>(bytes.get());
+  p.w = std::shared_ptr<const T>(bytes, buf);
+  fill(buf, p);
   return p;
 }
 
+inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
+  return make_packed(packed_f32::shape(out_c, taps, cin, nr),
+                     [&](float* buf, const packed_f32& p) { pack_f32_into(buf, p, filter, taps * cin, 1); });
+}
+
+/// The filter [out_c][taps][cin] of quant8 elements S with weight zero point `zw` (0 for
+/// per-channel weights), packed as (w - zw) for the portable quant8 kernels.
+template <class S>
+packed_u32 pack_u32(const S* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr,
+                    std::int32_t zw) {
+  return make_packed(packed_u32::shape(out_c, taps, cin, nr), [&](std::uint32_t* buf, const packed_u32& p) {
+    pack_panels_into(buf, p, filter, taps * cin, 1,
+                     [zw](S x) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) - zw); });
+  });
+}
+
 /// A constant filter's packing through packed_constant(): `pack` makes it, and a blob of
-/// exactly shape.size() floats from an earlier preparation stands in for it.
+/// exactly shape.size() elements from an earlier preparation stands in for it. `kind`
+/// names the element type in the blob's key.
+template <class T, class Pack>
+std::shared_ptr<const packed_panels<T>> packed_constant_panels(const bind_context& c, std::string_view kind,
+                                                               const packed_panels<T>& shape, Pack&& pack) {
+  using P = packed_panels<T>;
+  const std::string what = types::str_cat(kind, ":", shape.out_c, "x", shape.taps, "x", shape.cin, "/", shape.nr);
+  return packed_constant<P>(
+      c, what, shape.size() * sizeof(T), [&] { return std::make_shared<const P>(pack()); },
+      [&](const packed_blob& b) -> std::shared_ptr<const P> {
+        if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % alignof(T) != 0) return nullptr;
+        P p = shape;
+        p.w = std::shared_ptr<const T>(b.owner, reinterpret_cast<const T*>(b.bytes.data()));
+        return std::make_shared<const P>(std::move(p));
+      },
+      [](const std::shared_ptr<const P>& p) { return packed_blob{p, std::as_bytes(std::span(p->w.get(), p->size()))}; });
+}
+
 template <class Pack>
 std::shared_ptr<const packed_f32> packed_constant_f32(const bind_context& c, const packed_f32& shape, Pack&& pack) {
-  const std::string what = types::str_cat("f32:", shape.out_c, "x", shape.taps, "x", shape.cin, "/", shape.nr);
-  return packed_constant<packed_f32>(
-      c, what, shape.size() * sizeof(float), [&] { return std::make_shared<const packed_f32>(pack()); },
-      [&](const packed_blob& b) -> std::shared_ptr<const packed_f32> {
-        if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % alignof(float) != 0) return nullptr;
-        packed_f32 p = shape;
-        p.w = std::shared_ptr<const float>(b.owner, reinterpret_cast<const float*>(b.bytes.data()));
-        return std::make_shared<const packed_f32>(std::move(p));
-      },
-      [](const std::shared_ptr<const packed_f32>& p) {
-        return packed_blob{p, std::as_bytes(std::span(p->w.get(), p->size()))};
-      });
+  return packed_constant_panels<float>(c, "f32", shape, std::forward<Pack>(pack));
 }
 
 /// The bias, zero-padded to whole panels (zeros when there is none).
@@ -121,52 +169,66 @@ inline std::vector<float> padded_bias(const float* bias, std::size_t out_c, std:
   return b;
 }
 
-/// One micro-tile: acc[m][j] = sum_t sum_k a[t * mr + m][k] * w[t][k][j] for m < mr and
-/// j < nr, then + bias[j], clamped to [lo, hi] (NaN kept, like the scalar clamp); row m
-/// stores its first `cols` channels at out[m] for m < rows.
+/// The sums of one micro-tile: c[m][h] holds lanes h * L .. h * L + L - 1 of
+/// sum_t sum_k widen(a[t * mr + m][k]) * w[t][k][j], j < nr (T float: fused multiply-add;
+/// T uint32: wrapping multiply and add).
+template <class Arch, class T, class A, class Widen>
+inline void tile_sums(const A* const* a, std::size_t taps, std::size_t cin, const T* w, Widen widen,
+                      xsimd::batch<T, Arch> (&c)[4][2]) noexcept {
+  using tile = gemm_tile<T, Arch>;
+  using B = typename tile::batch;
+  constexpr std::size_t L = tile::lanes, NR = tile::nr, MR = tile::mr;
+  static_assert(MR == 4, "tile_sums is unrolled for 4 rows");
+  auto mac = [](const B& x, const B& y, const B& acc) {
+    if constexpr (std::is_floating_point_v<T>) return xsimd::fma(x, y, acc);
+    else return acc + x * y;
+  };
+  B c00(T{}), c01(T{}), c10(T{}), c11(T{}), c20(T{}), c21(T{}), c30(T{}), c31(T{});
+  for (std::size_t t = 0; t < taps; ++t) {
+    const A* a0 = a[t * MR + 0];
+    const A* a1 = a[t * MR + 1];
+    const A* a2 = a[t * MR + 2];
+    const A* a3 = a[t * MR + 3];
+    const T* wt = w + t * cin * NR;
+    for (std::size_t k = 0; k < cin; ++k, wt += NR) {
+      const B w0 = B::load_unaligned(wt);
+      const B w1 = B::load_unaligned(wt + L);
+      B x(widen(a0[k]));
+      c00 = mac(x, w0, c00);
+      c01 = mac(x, w1, c01);
+      x = B(widen(a1[k]));
+      c10 = mac(x, w0, c10);
+      c11 = mac(x, w1, c11);
+      x = B(widen(a2[k]));
+      c20 = mac(x, w0, c20);
+      c21 = mac(x, w1, c21);
+      x = B(widen(a3[k]));
+      c30 = mac(x, w0, c30);
+      c31 = mac(x, w1, c31);
+    }
+  }
+  c[0][0] = c00, c[0][1] = c01, c[1][0] = c10, c[1][1] = c11;
+  c[2][0] = c20, c[2][1] = c21, c[3][0] = c30, c[3][1] = c31;
+}
+
+/// One float32 micro-tile: the sums + bias[j], clamped to [lo, hi] (NaN kept, like the
+/// scalar clamp); row m stores its first `cols` channels at out[m] for m < rows.
 template <class Arch>
 void micro_f32(std::size_t rows, std::size_t cols, const float* const* a, std::size_t taps, std::size_t cin,
                const float* w, const float* bias, float lo, float hi, float* const* out) noexcept {
   using tile = f32_tile<Arch>;
   using B = typename tile::batch;
   constexpr std::size_t L = tile::lanes, NR = tile::nr, MR = tile::mr;
-  static_assert(MR == 4, "micro_f32 is unrolled for 4 rows");
-  B c00(0.0f), c01(0.0f), c10(0.0f), c11(0.0f), c20(0.0f), c21(0.0f), c30(0.0f), c31(0.0f);
-  for (std::size_t t = 0; t < taps; ++t) {
-    const float* a0 = a[t * MR + 0];
-    const float* a1 = a[t * MR + 1];
-    const float* a2 = a[t * MR + 2];
-    const float* a3 = a[t * MR + 3];
-    const float* wt = w + t * cin * NR;
-    for (std::size_t k = 0; k < cin; ++k, wt += NR) {
-      const B w0 = B::load_unaligned(wt);
-      const B w1 = B::load_unaligned(wt + L);
-      B x(a0[k]);
-      c00 = xsimd::fma(x, w0, c00);
-      c01 = xsimd::fma(x, w1, c01);
-      x = B(a1[k]);
-      c10 = xsimd::fma(x, w0, c10);
-      c11 = xsimd::fma(x, w1, c11);
-      x = B(a2[k]);
-      c20 = xsimd::fma(x, w0, c20);
-      c21 = xsimd::fma(x, w1, c21);
-      x = B(a3[k]);
-      c30 = xsimd::fma(x, w0, c30);
-      c31 = xsimd::fma(x, w1, c31);
-    }
-  }
+  B r[MR][2];
+  tile_sums<Arch>(a, taps, cin, w, [](float x) { return x; }, r);
   const B b0 = B::load_unaligned(bias), b1 = B::load_unaligned(bias + L);
   const B vlo(lo), vhi(hi);
-  auto finish = [&](B c, const B& b) {
-    c += b;
-    c = xsimd::select(c < vlo, vlo, c);
-    return xsimd::select(c > vhi, vhi, c);
-  };
-  const B r[MR][2] = {{finish(c00, b0), finish(c01, b1)},
-                      {finish(c10, b0), finish(c11, b1)},
-                      {finish(c20, b0), finish(c21, b1)},
-                      {finish(c30, b0), finish(c31, b1)}};
   for (std::size_t m = 0; m < rows; ++m) {
+    for (std::size_t h = 0; h < 2; ++h) {
+      B v = r[m][h] + (h == 0 ? b0 : b1);
+      v = xsimd::select(v < vlo, vlo, v);
+      r[m][h] = xsimd::select(v > vhi, vhi, v);
+    }
     if (cols == NR) {
       r[m][0].store_unaligned(out[m]);
       r[m][1].store_unaligned(out[m] + L);
@@ -179,22 +241,23 @@ void micro_f32(std::size_t rows, std::size_t cols, const float* const* a, std::s
   }
 }
 
-/// CONV_2D float32 in NHWC with one group. For each output row the input pointers of
-/// every (pixel, tap) are gathered once; then each filter panel sweeps the row, so a
-/// panel stays in cache while the row's pixels pass through the micro-kernel. Rows are
-/// split across `par` when it has workers.
-template <class Arch>
-void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, const float* bias, float lo, float hi,
-                   float* out, exec::parallel_context* par) {
-  using tile = f32_tile<Arch>;
-  constexpr std::size_t MR = tile::mr, NR = tile::nr;
+/// Runs `tile(rows, a, pn, first)` over an NHWC forward convolution with one group:
+/// for each block of up to mr output pixels (`rows` of them, the first at output pixel
+/// index `first`, i.e. (b * out_h + oy) * out_w + ox) and each panel pn of nr output
+/// channels. a[t * mr + m] points at the cin input channels of tap t of the block's pixel
+/// m (the last pixel repeated past `rows`), or at a row of `pad` for a padding tap. For
+/// each output row the input pointers are gathered once; then each filter panel sweeps
+/// the row, so a panel stays in cache while the row's pixels pass through the tile. Rows
+/// are split across `par` when it has workers.
+template <std::size_t MR, std::size_t NR, class A, class Tile>
+void conv_nhwc_tiles(const geometry& g, const A* in, A pad, std::size_t panels, exec::parallel_context* par,
+                     Tile&& tile) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w;
   const std::size_t cin = g.in_c;
   const std::size_t blocks = (g.out_w + MR - 1) / MR;
-  const std::vector<float> zeros(cin, 0.0f);
+  const std::vector<A> pads(cin, pad);
   auto rows_fn = [&](std::size_t r0, std::size_t r1) {
-    std::vector<const float*> ptrs(blocks * taps * MR);
-    float* outs[MR] = {};
+    std::vector<const A*> ptrs(blocks * taps * MR);
     for (std::size_t r = r0; r < r1; ++r) {
       const std::size_t b = r / g.out_h, oy = r % g.out_h;
       for (std::size_t blk = 0; blk < blocks; ++blk)
@@ -209,18 +272,12 @@ void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, cons
             ptrs[(blk * taps + t) * MR + m] =
                 inside
                     ? in + ((b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w + static_cast<std::size_t>(ix)) * cin
-                    : zeros.data();
+                    : pads.data();
           }
         }
-      float* row_out = out + (b * g.out_h + oy) * std::size_t{g.out_w} * g.out_c;
-      for (std::size_t pn = 0; pn < p.panels; ++pn) {
-        const std::size_t cols = std::min(NR, std::size_t{g.out_c} - pn * NR);
-        for (std::size_t blk = 0; blk < blocks; ++blk) {
-          const std::size_t rows = std::min(MR, std::size_t{g.out_w} - blk * MR);
-          for (std::size_t m = 0; m < rows; ++m) outs[m] = row_out + (blk * MR + m) * g.out_c + pn * NR;
-          micro_f32<Arch>(rows, cols, &ptrs[blk * taps * MR], taps, cin, p.panel(pn), bias + pn * NR, lo, hi, outs);
-        }
-      }
+      for (std::size_t pn = 0; pn < panels; ++pn)
+        for (std::size_t blk = 0; blk < blocks; ++blk)
+          tile(std::min(MR, std::size_t{g.out_w} - blk * MR), &ptrs[blk * taps * MR], pn, r * g.out_w + blk * MR);
     }
   };
   const std::size_t rows = std::size_t{g.batches} * g.out_h;
@@ -228,24 +285,118 @@ void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, cons
   else rows_fn(0, rows);
 }
 
+/// The same for a GEMM of m rows of k elements at `in` (FULLY_CONNECTED): one tap, a[r]
+/// row `first + r` (the last row repeated past `rows`).
+template <std::size_t MR, class A, class Tile>
+void gemm_tiles(std::size_t m, std::size_t k, const A* in, std::size_t panels, Tile&& tile) {
+  for (std::size_t pn = 0; pn < panels; ++pn)
+    for (std::size_t i0 = 0; i0 < m; i0 += MR) {
+      const A* a[MR];
+      for (std::size_t r = 0; r < MR; ++r) a[r] = in + std::min(i0 + r, m - 1) * k;
+      tile(std::min(MR, m - i0), a, pn, i0);
+    }
+}
+
+/// CONV_2D float32 in NHWC with one group (conv_nhwc_tiles over micro_f32).
+template <class Arch>
+void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, const float* bias, float lo, float hi,
+                   float* out, exec::parallel_context* par) {
+  using tile = f32_tile<Arch>;
+  constexpr std::size_t MR = tile::mr, NR = tile::nr;
+  const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, oc = g.out_c;
+  conv_nhwc_tiles<MR, NR>(g, in, 0.0f, p.panels, par,
+                          [&](std::size_t rows, const float* const* a, std::size_t pn, std::size_t first) {
+                            float* outs[MR] = {};
+                            for (std::size_t m = 0; m < rows; ++m) outs[m] = out + (first + m) * oc + pn * NR;
+                            micro_f32<Arch>(rows, std::min(NR, oc - pn * NR), a, taps, g.in_c, p.panel(pn),
+                                            bias + pn * NR, lo, hi, outs);
+                          });
+}
+
 /// out[i][j] = act(sum_k in[i][k] * w[j][k] + bias[j]) for i < m: FULLY_CONNECTED.
 template <class Arch>
 void gemm_f32(std::size_t m, const float* in, const packed_f32& p, const float* bias, float lo, float hi, float* out) {
   using tile = f32_tile<Arch>;
   constexpr std::size_t MR = tile::mr, NR = tile::nr;
-  const std::size_t k = p.cin, n = p.out_c;
-  for (std::size_t pn = 0; pn < p.panels; ++pn) {
-    const std::size_t cols = std::min(NR, n - pn * NR);
-    for (std::size_t i0 = 0; i0 < m; i0 += MR) {
-      const std::size_t rows = std::min(MR, m - i0);
-      const float* a[MR];
-      float* outs[MR] = {};
-      for (std::size_t r = 0; r < MR; ++r) a[r] = in + std::min(i0 + r, m - 1) * k;
-      for (std::size_t r = 0; r < rows; ++r) outs[r] = out + (i0 + r) * n + pn * NR;
-      micro_f32<Arch>(rows, cols, a, 1, k, p.panel(pn), bias + pn * NR, lo, hi, outs);
+  const std::size_t n = p.out_c;
+  gemm_tiles<MR>(m, p.cin, in, p.panels, [&](std::size_t rows, const float* const* a, std::size_t pn, std::size_t i0) {
+    float* outs[MR] = {};
+    for (std::size_t r = 0; r < rows; ++r) outs[r] = out + (i0 + r) * n + pn * NR;
+    micro_f32<Arch>(rows, std::min(NR, n - pn * NR), a, 1, p.cin, p.panel(pn), bias + pn * NR, lo, hi, outs);
+  });
+}
+
+/// What the quant8 tiles need per execution, per output channel padded to whole panels:
+/// the bias and the requantization multiplier (channels past out_c: zeros), the output
+/// zero point and the activation's clamp.
+struct q8_requant_lanes {
+  std::vector<std::int32_t> bias, mantissa, left, right;
+  bool any_left = false;  // some multiplier is above 1
+  std::int32_t zp = 0, lo = 0, hi = 0;
+
+  q8_requant_lanes(const requant& q, const std::int32_t* b, std::size_t out_c, std::size_t padded,
+                   quant::quant_range range)
+      : bias(padded, 0), mantissa(padded, 0), left(padded, 0), right(padded, 0), zp(q.out_zp), lo(range.lo),
+        hi(range.hi) {
+    for (std::size_t c = 0; c < out_c; ++c) {
+      const quant::fixed_multiplier m = q.at(c);
+      bias[c] = b ? b[c] : 0;
+      mantissa[c] = m.mantissa_q31;
+      left[c] = m.shift > 0 ? m.shift : 0;
+      right[c] = m.shift > 0 ? 0 : -m.shift;
+      any_left = any_left || left[c] > 0;
     }
   }
-}
+};
+
+/// The quant8 tile for storage S: the sums of (x - input zero point) * (w - weight zero
+/// point) over the tile, then per lane the bias, requantization, output zero point and
+/// clamp (simd::portable::apply_multiplier_lanes: bit-exact with reference()'s writer);
+/// row m goes to output pixel `first + m` of `out` (NHWC).
+template <class Arch, class S>
+struct q8_tile {
+  using tile = gemm_tile<std::uint32_t, Arch>;
+  const packed_u32& p;
+  std::int32_t in_zp;
+  const q8_requant_lanes& rq;
+  S* out;
+  std::size_t out_c;
+
+  template <bool Left>
+  void store(std::size_t rows, const typename tile::batch (&r)[tile::mr][2], std::size_t oc0, std::size_t first) const {
+    using I = xsimd::batch<std::int32_t, Arch>;
+    constexpr std::size_t L = tile::lanes, NR = tile::nr;
+    const std::size_t cols = std::min(NR, out_c - oc0);
+    I bias[2], mantissa[2], left[2], right[2];
+    for (std::size_t h = 0; h < 2; ++h) {
+      const std::size_t c = oc0 + h * L;
+      bias[h] = I::load_unaligned(rq.bias.data() + c);
+      mantissa[h] = I::load_unaligned(rq.mantissa.data() + c);
+      left[h] = I::load_unaligned(rq.left.data() + c);
+      right[h] = I::load_unaligned(rq.right.data() + c);
+    }
+    const I zp(rq.zp), lo(rq.lo), hi(rq.hi);
+    alignas(64) std::int32_t v[NR];
+    for (std::size_t m = 0; m < rows; ++m) {
+      for (std::size_t h = 0; h < 2; ++h) {
+        const I acc = xsimd::bitwise_cast<I>(r[m][h]) + bias[h];
+        const I q = simd::portable::apply_multiplier_lanes<Left, Arch>(acc, mantissa[h], left[h], right[h]) + zp;
+        xsimd::min(xsimd::max(q, lo), hi).store_aligned(v + h * L);
+      }
+      S* o = out + (first + m) * out_c + oc0;
+      for (std::size_t j = 0; j < cols; ++j) o[j] = static_cast<S>(v[j]);
+    }
+  }
+
+  void operator()(std::size_t rows, const S* const* a, std::size_t pn, std::size_t first) const {
+    typename tile::batch r[tile::mr][2];
+    const std::int32_t zx = in_zp;
+    tile_sums<Arch>(a, p.taps, p.cin, p.panel(pn),
+                    [zx](S x) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) - zx); }, r);
+    if (rq.any_left) store<true>(rows, r, pn * tile::nr, first);
+    else store<false>(rows, r, pn * tile::nr, first);
+  }
+};
 
 /// DEPTHWISE_CONV_2D float32 in NHWC with depth_multiplier 1: each output pixel sums its
 /// in-bounds taps lane-wise over channels (full vectors, then a scalar tail), adds the bias
@@ -381,6 +532,102 @@ kernel bind_fully_connected_f32(const bind_context& c) {
     gemm_f32<Arch>(io.out[0].dims[0], reinterpret_cast<const float*>(io.in[0].value), p, bias.data(), r.lo, r.hi,
                    reinterpret_cast<float*>(io.out_data[0]));
   };
+}
+
+/// The weights of a quant8 conv-like op (filter [out_c, fh, fw, cin] or FULLY_CONNECTED
+/// weights [units, input_size]; qu8, qs8 or per-channel qc8) packed for q8_tile.
+template <class Arch>
+packed_u32 pack_q8_weights(const operand_desc& f) {
+  const std::size_t out_c = f.dims[0], cin = f.dims.back();
+  const std::size_t taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
+  constexpr std::size_t nr = gemm_tile<std::uint32_t, Arch>::nr;
+  if (f.type == OperandType::TENSOR_QUANT8_ASYMM)
+    return pack_u32(reinterpret_cast<const std::uint8_t*>(f.value), out_c, taps, cin, nr, f.zero_point);
+  const std::int32_t zw = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
+  return pack_u32(reinterpret_cast<const std::int8_t*>(f.value), out_c, taps, cin, nr, zw);
+}
+
+/// pack_q8_weights once at bind when the weights are a constant of rank `rank` (or from
+/// a compilation cache); null otherwise (each execution packs its own).
+template <class Arch>
+std::shared_ptr<const packed_u32> constant_q8_weights(const bind_context& c, std::size_t rank) {
+  const operand_desc& f = c.in[1];
+  if (!f.has_value() || f.dims.size() != rank || !f.dims_known()) return nullptr;
+  const std::size_t taps = rank == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
+  return packed_constant_panels<std::uint32_t>(
+      c, "u32", packed_u32::shape(f.dims[0], taps, f.dims.back(), gemm_tile<std::uint32_t, Arch>::nr),
+      [&] { return pack_q8_weights<Arch>(f); });
+}
+
+/// The bound portable CONV_2D / GROUPED_CONV_2D (one group) quant8 kernel, E qu8 or qs8
+/// (filter per tensor of the same type, or per channel): bit-exact with reference().
+template <types::element E, class Arch = xsimd::default_arch>
+kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots) {
+  using S = typename E::storage;
+  using tile = gemm_tile<std::uint32_t, Arch>;
+  return [constant = constant_q8_weights<Arch>(c, 4), q = make_requant(c.in[0], c.in[1], c.out[0]), k,
+          slots](const kernel_io& io) {
+    if (element_count(io.out[0].dims) == 0) return;
+    const geometry g = resolve_geometry(io, k, slots(io.in));
+    packed_u32 local;
+    const packed_u32& p = prepared_or(constant, local, [&] { return pack_q8_weights<Arch>(io.in[1]); });
+    const auto o = io.output<E>(0);
+    const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), g.out_c, p.panels * p.nr,
+                              quant::activation_range(g.activation, o.scale, o.zero_point,
+                                                      std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
+    const std::int32_t zx = io.in[0].zero_point;
+    run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const geometry& gn, const S* in, S* out) {
+      conv_nhwc_tiles<tile::mr, tile::nr>(gn, in, static_cast<S>(zx), p.panels, io.par,
+                                          q8_tile<Arch, S>{p, zx, rq, out, gn.out_c});
+    });
+  };
+}
+
+/// The bound portable FULLY_CONNECTED quant8 kernel, E qu8 or qs8: bit-exact with
+/// reference().
+template <types::element E, class Arch = xsimd::default_arch>
+kernel bind_fully_connected_q8(const bind_context& c) {
+  using S = typename E::storage;
+  using tile = gemm_tile<std::uint32_t, Arch>;
+  return [constant = constant_q8_weights<Arch>(c, 2), q = make_requant(c.in[0], c.in[1], c.out[0])](const kernel_io& io) {
+    if (element_count(io.out[0].dims) == 0) return;
+    packed_u32 local;
+    const packed_u32& p = prepared_or(constant, local, [&] { return pack_q8_weights<Arch>(io.in[1]); });
+    const auto o = io.output<E>(0);
+    const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), p.out_c, p.panels * p.nr,
+                              quant::activation_range(io.scalar<std::int32_t>(3), o.scale, o.zero_point,
+                                                      std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
+    gemm_tiles<tile::mr>(io.out[0].dims[0], p.cin, reinterpret_cast<const S*>(io.in[0].value), p.panels,
+                         q8_tile<Arch, S>{p, io.in[0].zero_point, rq, o.data, p.out_c});
+  };
+}
+
+/// The portable kernel of a CONV_2D-like op with one group for the operand types of `c`:
+/// float32, or quant8 with a filter of the same type or per channel; nullopt otherwise.
+inline std::optional<kernel> bind_conv_portable(const bind_context& c, conv_kind k, conv_slots_fn slots) {
+  const bool q8_filter =
+      c.in[1].type == c.in[0].type || c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return bind_conv_f32(c, k, slots);
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      if (q8_filter) return bind_conv_q8<types::qu8>(c, k, slots);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      if (q8_filter) return bind_conv_q8<types::qs8>(c, k, slots);
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+/// The same for FULLY_CONNECTED (float32, qu8, qs8).
+inline std::optional<kernel> bind_fully_connected_portable(const bind_context& c) {
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return bind_fully_connected_f32(c);
+    case OperandType::TENSOR_QUANT8_ASYMM: return bind_fully_connected_q8<types::qu8>(c);
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return bind_fully_connected_q8<types::qs8>(c);
+    default: return std::nullopt;
+  }
 }
 
 /// The bound DEPTHWISE_CONV_2D float32 kernel for depth_multiplier 1 (the caller checks

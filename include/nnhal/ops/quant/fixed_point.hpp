@@ -26,6 +26,10 @@ inline fixed_multiplier quantize_multiplier(double real) noexcept {
     ++exp;
   }
   if (exp < -31) return {0, 0};  // underflows to zero
+  // From 2^30 up, a multiplier puts any non-zero integer past every quantized range, as
+  // the largest one with a left shift of 30 does: capped to that one, so that shifts stay
+  // below the int32 width (apply_multiplier shifts by them).
+  if (exp > 30) return {std::numeric_limits<std::int32_t>::max(), 30};
   return {static_cast<std::int32_t>(m), exp};
 }
 

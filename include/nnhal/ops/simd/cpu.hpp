@@ -1,6 +1,9 @@
-// What the CPU running the driver can do, read once. Kernels choose their ISA from it at
-// prepare (bind), never per element; on non-x86 builds every x86 feature reads false.
+// What the CPU running the driver can do, read once, and what kernels may use of it.
+// Kernels choose their ISA from cpu() at prepare (bind), never per element; on non-x86
+// builds every x86 feature reads false.
 #pragma once
+
+#include <atomic>
 
 namespace nnhal::simd {
 
@@ -13,7 +16,8 @@ struct cpu_features {
   bool avx512_vbmi = false;  // byte permutes (vpermb, vpermt2b): 8-bit table lookups
 };
 
-inline const cpu_features& cpu() noexcept {
+/// What the CPU itself can do, detected once.
+inline const cpu_features& detected_cpu() noexcept {
   static const cpu_features f = [] {
     cpu_features c;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -29,6 +33,39 @@ inline const cpu_features& cpu() noexcept {
     return c;
   }();
   return f;
+}
+
+namespace detail {
+/// The features kernels may use, one bit per cpu_features member (all allowed at start).
+inline std::atomic<unsigned>& allowed_bits() noexcept {
+  static std::atomic<unsigned> bits{~0u};
+  return bits;
+}
+}  // namespace detail
+
+/// The features kernels bind for: detected_cpu() less what allow_only() took away. Read
+/// at prepare (bind), so a change applies to models prepared after it.
+inline cpu_features cpu() noexcept {
+  const unsigned a = detail::allowed_bits().load(std::memory_order_relaxed);
+  cpu_features c = detected_cpu();
+  c.avx2 = c.avx2 && (a & 1u);
+  c.fma = c.fma && (a & 2u);
+  c.f16c = c.f16c && (a & 4u);
+  c.avx512 = c.avx512 && (a & 8u);
+  c.avx512_vnni = c.avx512 && c.avx512_vnni && (a & 16u);
+  c.avx512_vbmi = c.avx512 && c.avx512_vbmi && (a & 32u);
+  return c;
+}
+
+/// Restricts kernels to the features set in `allowed` (those the CPU also has): a driver
+/// can keep AVX-512 off (e.g. where it lowers the clock), a test can run the portable
+/// kernels on any machine. allow_only(cpu_features{}) leaves the portable paths only;
+/// allow_only(detected_cpu()) undoes any restriction.
+inline void allow_only(const cpu_features& allowed) noexcept {
+  const unsigned a = (allowed.avx2 ? 1u : 0u) | (allowed.fma ? 2u : 0u) | (allowed.f16c ? 4u : 0u) |
+                     (allowed.avx512 ? 8u : 0u) | (allowed.avx512_vnni ? 16u : 0u) |
+                     (allowed.avx512_vbmi ? 32u : 0u);
+  detail::allowed_bits().store(a, std::memory_order_relaxed);
 }
 
 }  // namespace nnhal::simd
