@@ -2,8 +2,8 @@
 // reference is the shared direct loop of kernels/conv_common.hpp with one input channel
 // per group and depth_multiplier output channels each (quantized: bit-exact with AOSP).
 // A constant depth_multiplier of 1 binds the channel-vectorized AVX-512 loops of
-// kernels/dwconv_avx512.hpp (float32, quant8) when the CPU has AVX-512, else for float32
-// the xsimd loop of kernels/conv_gemm.hpp.
+// kernels/dwconv_avx512.hpp (float32, quant8) when the CPU has AVX-512 (VNNI for
+// quant8), else the xsimd loops of kernels/conv_gemm.hpp (float32, quant8).
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
@@ -32,8 +32,8 @@ inline types::result<kernel> bind(const bind_context& c) {
   if (multiplier_1)
     if (auto k = kernels::conv::avx512::bind_depthwise(c, &contract::slots)) return std::move(*k);
 #endif
-  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && multiplier_1)
-    return kernels::conv::bind_depthwise_f32(&contract::slots);
+  if (multiplier_1)
+    if (auto k = kernels::conv::bind_depthwise_portable(c, &contract::slots)) return std::move(*k);
   return kernels::conv::bind_by_type(c, [&c]<class E, class F>() -> types::result<kernel> {
     requant q;
     if constexpr (types::quantized_element<E>) q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);

@@ -326,7 +326,7 @@ void gemm_f32(std::size_t m, const float* in, const packed_f32& p, const float* 
   });
 }
 
-/// What the quant8 tiles need per execution, per output channel padded to whole panels:
+/// What the quant8 kernels need per execution, per output channel padded to whole vectors:
 /// the bias and the requantization multiplier (channels past out_c: zeros), the output
 /// zero point and the activation's clamp.
 struct q8_requant_lanes {
@@ -347,6 +347,19 @@ struct q8_requant_lanes {
       any_left = any_left || left[c] > 0;
     }
   }
+
+  /// The output values, clamped but not narrowed, of the sums `acc` of channels
+  /// [c, c + lanes); Left false when !any_left.
+  template <bool Left, class Arch>
+  xsimd::batch<std::int32_t, Arch> lanes(std::size_t c, const xsimd::batch<std::uint32_t, Arch>& acc) const noexcept {
+    using I = xsimd::batch<std::int32_t, Arch>;
+    const I sum = xsimd::bitwise_cast<I>(acc) + I::load_unaligned(bias.data() + c);
+    const I v = simd::portable::apply_multiplier_lanes<Left, Arch>(sum, I::load_unaligned(mantissa.data() + c),
+                                                                   I::load_unaligned(left.data() + c),
+                                                                   I::load_unaligned(right.data() + c)) +
+                I(zp);
+    return xsimd::min(xsimd::max(v, I(lo)), I(hi));
+  }
 };
 
 /// The quant8 tile for storage S: the sums of (x - input zero point) * (w - weight zero
@@ -364,25 +377,11 @@ struct q8_tile {
 
   template <bool Left>
   void store(std::size_t rows, const typename tile::batch (&r)[tile::mr][2], std::size_t oc0, std::size_t first) const {
-    using I = xsimd::batch<std::int32_t, Arch>;
     constexpr std::size_t L = tile::lanes, NR = tile::nr;
     const std::size_t cols = std::min(NR, out_c - oc0);
-    I bias[2], mantissa[2], left[2], right[2];
-    for (std::size_t h = 0; h < 2; ++h) {
-      const std::size_t c = oc0 + h * L;
-      bias[h] = I::load_unaligned(rq.bias.data() + c);
-      mantissa[h] = I::load_unaligned(rq.mantissa.data() + c);
-      left[h] = I::load_unaligned(rq.left.data() + c);
-      right[h] = I::load_unaligned(rq.right.data() + c);
-    }
-    const I zp(rq.zp), lo(rq.lo), hi(rq.hi);
     alignas(64) std::int32_t v[NR];
     for (std::size_t m = 0; m < rows; ++m) {
-      for (std::size_t h = 0; h < 2; ++h) {
-        const I acc = xsimd::bitwise_cast<I>(r[m][h]) + bias[h];
-        const I q = simd::portable::apply_multiplier_lanes<Left, Arch>(acc, mantissa[h], left[h], right[h]) + zp;
-        xsimd::min(xsimd::max(q, lo), hi).store_aligned(v + h * L);
-      }
+      for (std::size_t h = 0; h < 2; ++h) rq.lanes<Left, Arch>(oc0 + h * L, r[m][h]).store_aligned(v + h * L);
       S* o = out + (first + m) * out_c + oc0;
       for (std::size_t j = 0; j < cols; ++j) o[j] = static_cast<S>(v[j]);
     }
@@ -398,20 +397,21 @@ struct q8_tile {
   }
 };
 
-/// DEPTHWISE_CONV_2D float32 in NHWC with depth_multiplier 1: each output pixel sums its
-/// in-bounds taps lane-wise over channels (full vectors, then a scalar tail), adds the bias
-/// and clamps. `w` is the filter [1, fh, fw, channels].
-template <class Arch>
-void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, const float* bias, float lo, float hi,
-                        float* out, exec::parallel_context* par) {
-  using B = xsimd::batch<float, Arch>;
+/// DEPTHWISE_CONV_2D with depth_multiplier 1 in NHWC over lanes of T (float, or wrapping
+/// uint32 for quant8 sums): each output pixel sums its in-bounds taps lane-wise over
+/// channels; full(o, c, acc) finishes channels [c, c + lanes) of output element offset o
+/// (pixel index x channels), tail(o, c, acc) a channel past the last full vector. `w` is
+/// the filter [1, fh, fw, channels]; padding taps are skipped (they add nothing).
+template <class Arch, class T, class Full, class Tail>
+void depthwise_nhwc_sums(const geometry& g, const T* in, const T* w, exec::parallel_context* par, Full&& full,
+                         Tail&& tail) {
+  using B = xsimd::batch<T, Arch>;
   constexpr std::size_t L = B::size;
-  const std::size_t ch = g.out_c, full = ch / L * L;
+  const std::size_t ch = g.out_c, full_end = ch / L * L;
   auto rows_fn = [&](std::size_t r0, std::size_t r1) {
-    std::vector<const float*> taps_in, taps_w;  // the in-bounds taps of one pixel
+    std::vector<const T*> taps_in, taps_w;  // the in-bounds taps of one pixel
     taps_in.reserve(std::size_t{g.filter_h} * g.filter_w);
     taps_w.reserve(std::size_t{g.filter_h} * g.filter_w);
-    const B vlo(lo), vhi(hi);
     for (std::size_t r = r0; r < r1; ++r) {
       const std::size_t b = r / g.out_h, oy = r % g.out_h;
       for (std::size_t ox = 0; ox < g.out_w; ++ox) {
@@ -421,21 +421,21 @@ void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, cons
           taps_in.push_back(in + ((b * g.in_h + iy) * g.in_w + ix) * ch);
           taps_w.push_back(w + (ky * g.filter_w + kx) * ch);
         });
-        float* o = out + ((b * g.out_h + oy) * g.out_w + ox) * ch;
+        const std::size_t o = (r * g.out_w + ox) * ch;
         const std::size_t n = taps_in.size();
-        for (std::size_t c = 0; c < full; c += L) {
-          B acc(0.0f);
-          for (std::size_t t = 0; t < n; ++t)
-            acc = xsimd::fma(B::load_unaligned(taps_in[t] + c), B::load_unaligned(taps_w[t] + c), acc);
-          acc += B::load_unaligned(bias + c);
-          acc = xsimd::select(acc < vlo, vlo, acc);
-          acc = xsimd::select(acc > vhi, vhi, acc);
-          acc.store_unaligned(o + c);
+        for (std::size_t c = 0; c < full_end; c += L) {
+          B acc(T{});
+          for (std::size_t t = 0; t < n; ++t) {
+            const B x = B::load_unaligned(taps_in[t] + c), y = B::load_unaligned(taps_w[t] + c);
+            if constexpr (std::is_floating_point_v<T>) acc = xsimd::fma(x, y, acc);
+            else acc += x * y;
+          }
+          full(o, c, acc);
         }
-        for (std::size_t c = full; c < ch; ++c) {
-          float acc = 0.0f;
+        for (std::size_t c = full_end; c < ch; ++c) {
+          T acc{};
           for (std::size_t t = 0; t < n; ++t) acc += taps_in[t][c] * taps_w[t][c];
-          o[c] = clamp_activation(acc + bias[c], float_range{lo, hi});
+          tail(o, c, acc);
         }
       }
     }
@@ -443,6 +443,22 @@ void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, cons
   const std::size_t rows = std::size_t{g.batches} * g.out_h;
   if (par && par->concurrency() > 1) par->parallel_for(rows, 1, rows_fn);
   else rows_fn(0, rows);
+}
+
+/// DEPTHWISE_CONV_2D float32 in NHWC with depth_multiplier 1: the sums + bias, clamped.
+template <class Arch>
+void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, const float* bias, float lo, float hi,
+                        float* out, exec::parallel_context* par) {
+  using B = xsimd::batch<float, Arch>;
+  const B vlo(lo), vhi(hi);
+  depthwise_nhwc_sums<Arch>(
+      g, in, w, par,
+      [&](std::size_t o, std::size_t c, B acc) {
+        acc += B::load_unaligned(bias + c);
+        acc = xsimd::select(acc < vlo, vlo, acc);
+        xsimd::select(acc > vhi, vhi, acc).store_unaligned(out + o + c);
+      },
+      [&](std::size_t o, std::size_t c, float acc) { out[o + c] = clamp_activation(acc + bias[c], float_range{lo, hi}); });
 }
 
 /// Copies a 4-D tensor between NCHW and NHWC (`to_nhwc` picks the direction).
@@ -602,6 +618,72 @@ kernel bind_fully_connected_q8(const bind_context& c) {
   };
 }
 
+/// A quant8 tensor of storage S as (value - zp) in wrapping uint32 lanes.
+template <class S>
+std::vector<std::uint32_t> widen_q8(const S* v, std::size_t n, std::int32_t zp) {
+  std::vector<std::uint32_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint32_t>(static_cast<std::int32_t>(v[i]) - zp);
+  return out;
+}
+
+/// A DEPTHWISE_CONV_2D quant8 filter [1, fh, fw, channels] widened (zero point 0 when per
+/// channel).
+template <class S>
+std::vector<std::uint32_t> widen_depthwise_filter(const operand_desc& f) {
+  const std::int32_t zw = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
+  return widen_q8(reinterpret_cast<const S*>(f.value), element_count(f.dims), zw);
+}
+
+/// The bound portable DEPTHWISE_CONV_2D quant8 kernel for depth_multiplier 1 (the caller
+/// checks it), E qu8 or qs8: the input and filter widened to (value - zero point) in
+/// uint32 lanes, depthwise_nhwc_sums, then q8_requant_lanes: bit-exact with reference().
+template <types::element E, class Arch = xsimd::default_arch>
+kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
+  using S = typename E::storage;
+  using F = std::conditional_t<std::is_signed_v<S>, std::int8_t, std::uint8_t>;  // the filter's, when per tensor
+  std::shared_ptr<const std::vector<std::uint32_t>> constant;
+  const bool per_channel = c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  auto widen_filter = [per_channel](const operand_desc& f) {
+    return per_channel ? widen_depthwise_filter<std::int8_t>(f) : widen_depthwise_filter<F>(f);
+  };
+  if (const operand_desc& f = c.in[1]; f.has_value() && f.dims_known())
+    constant = std::make_shared<const std::vector<std::uint32_t>>(widen_filter(f));
+  return [constant, widen_filter, q = make_requant(c.in[0], c.in[1], c.out[0]), slots](const kernel_io& io) {
+    using U = xsimd::batch<std::uint32_t, Arch>;
+    constexpr std::size_t L = U::size;
+    if (element_count(io.out[0].dims) == 0) return;
+    const geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
+    std::vector<std::uint32_t> local;
+    const std::vector<std::uint32_t>& w = constant ? *constant : (local = widen_filter(io.in[1]));
+    const auto o = io.output<E>(0);
+    const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), g.out_c,
+                              (std::size_t{g.out_c} + L - 1) / L * L,
+                              quant::activation_range(g.activation, o.scale, o.zero_point,
+                                                      std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
+    const std::int32_t zx = io.in[0].zero_point;
+    run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const geometry& gn, const S* in, S* out) {
+      const std::vector<std::uint32_t> x =
+          widen_q8(in, std::size_t{gn.batches} * gn.in_h * gn.in_w * gn.in_c, zx);
+      auto full = [&]<bool Left>(std::size_t at, std::size_t ch, U acc) {
+        alignas(64) std::int32_t v[L];
+        rq.lanes<Left, Arch>(ch, acc).store_aligned(v);
+        for (std::size_t j = 0; j < L; ++j) out[at + ch + j] = static_cast<S>(v[j]);
+      };
+      depthwise_nhwc_sums<Arch>(
+          gn, x.data(), w.data(), io.par,
+          [&](std::size_t at, std::size_t ch, U acc) {
+            if (rq.any_left) full.template operator()<true>(at, ch, acc);
+            else full.template operator()<false>(at, ch, acc);
+          },
+          [&](std::size_t at, std::size_t ch, std::uint32_t acc) {
+            const std::int32_t sum = static_cast<std::int32_t>(acc + static_cast<std::uint32_t>(rq.bias[ch]));
+            const std::int32_t v = wrap_add(quant::apply_multiplier(sum, q.at(ch)), rq.zp);
+            out[at + ch] = static_cast<S>(std::clamp(v, rq.lo, rq.hi));
+          });
+    });
+  };
+}
+
 /// The portable kernel of a CONV_2D-like op with one group for the operand types of `c`:
 /// float32, or quant8 with a filter of the same type or per channel; nullopt otherwise.
 inline std::optional<kernel> bind_conv_portable(const bind_context& c, conv_kind k, conv_slots_fn slots) {
@@ -650,6 +732,23 @@ kernel bind_depthwise_f32_with(conv_slots_fn slots, Nhwc nhwc) {
 template <class Arch = xsimd::default_arch>
 kernel bind_depthwise_f32(conv_slots_fn slots) {
   return bind_depthwise_f32_with(slots, &depthwise_f32_nhwc<Arch>);
+}
+
+/// bind_conv_portable for DEPTHWISE_CONV_2D with depth_multiplier 1 (the caller checks it).
+inline std::optional<kernel> bind_depthwise_portable(const bind_context& c, conv_slots_fn slots) {
+  const bool q8_filter =
+      c.in[1].type == c.in[0].type || c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  switch (c.in[0].type) {
+    case OperandType::TENSOR_FLOAT32: return bind_depthwise_f32(slots);
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      if (q8_filter) return bind_depthwise_q8<types::qu8>(c, slots);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      if (q8_filter) return bind_depthwise_q8<types::qs8>(c, slots);
+      break;
+    default: break;
+  }
+  return std::nullopt;
 }
 
 }  // namespace nnhal::ops::kernels::conv
