@@ -3,7 +3,8 @@
 // per model.
 //
 //   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]
-//             [--jobs N] [--timeout SEC] [--check-versions] [--verbose] PATH...
+//             [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]
+//             [--verbose] PATH...
 //
 // Each model runs in its own forked child (the parent only loads and converts files),
 // so a crash or a hang in the driver costs one model, not the run.
@@ -45,6 +46,7 @@
 #include "nnhal/exec/burst.hpp"
 #include "nnhal/exec/driver.hpp"
 #include "nnhal/exec/fenced.hpp"
+#include "nnhal/ops/simd/cpu.hpp"
 
 namespace {
 
@@ -81,6 +83,7 @@ struct options {
   double timeout_seconds = 60.0;
   bool verbose = false;
   bool check_versions = false;
+  bool portable = false;  // --kernels portable
   std::vector<std::string> paths;
 };
 
@@ -89,7 +92,8 @@ struct options {
 void print_help() {
   std::printf(
       "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]\n"
-      "                 [--jobs N] [--timeout SEC] [--check-versions] [--verbose] PATH...\n"
+      "                 [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]\n"
+      "                 [--verbose] PATH...\n"
       "\n"
       "PATH is a corpus .json file or a directory searched recursively for *.json\n"
       "(index.json files are skipped).\n"
@@ -100,6 +104,8 @@ void print_help() {
       "                    (sync, on the model prepared again from its compilation cache), or\n"
       "                    all: PASS only if every style passes; the message names the style\n"
       "                    that did not\n"
+      "  --kernels K       best (default): the kernels this CPU runs best; portable: those\n"
+      "                    of a CPU without AVX-512 (xsimd for this build's instruction set)\n"
       "  --jobs N          models run at once, each in its own process (default: CPUs)\n"
       "  --timeout SEC     per-model time limit; a model over it is a CRASH (default 60)\n"
       "  --check-versions  FAIL models whose validate_model version differs from\n"
@@ -153,6 +159,10 @@ options parse_args(int argc, char** argv) {
       for (style s : all_styles)
         if (mode == "all" || mode == style_name(s)) opt.styles.push_back(s);
       if (opt.styles.empty()) usage_error("unknown mode " + mode + " (expected sync, async, fenced, burst, cache or all)");
+    } else if (arg == "--kernels") {
+      const std::string k = value();
+      if (k != "best" && k != "portable") usage_error("unknown --kernels " + k + " (expected best or portable)");
+      opt.portable = k == "portable";
     } else if (arg == "--jobs" || arg == "-j") {
       const std::string text = value();
       char* end = nullptr;
@@ -693,6 +703,7 @@ void write_report(std::ofstream& out, const std::vector<model_result>& results, 
 
 int main(int argc, char** argv) {
   const options opt = parse_args(argc, argv);
+  if (opt.portable) nnhal::simd::allow_only(nnhal::simd::cpu_features{});  // the children inherit it
 
   std::ofstream report;
   if (opt.report) {
