@@ -1,11 +1,12 @@
 // The optimized conv-family kernels (AVX-512 float32 GEMM, VNNI quant8 GEMM, AVX-512
-// depthwise) against reference() on random shapes: odd channel counts and panel tails,
+// depthwise; the portable xsimd GEMM and depthwise, float32 and quant8, with AVX-512
+// turned off) against reference() on random shapes: odd channel counts and panel tails,
 // kernel sizes 1..7, strides 1..3, dilation 1..3, explicit padding, every activation, NHWC
 // and NCHW, constant filters packed at bind and filters read at execution. Quant8 results
 // must equal reference() bit for bit; float32 within float rounding; float16 (the float32
 // kernels on widened operands) at most one half step apart. reference() itself
 // is checked against the real-number definitions in conv_test.cpp. Also the per-lane
-// AVX-512 requantization against the scalar one.
+// AVX-512 and xsimd requantizations against the scalar one.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -277,7 +278,7 @@ nnhal::ops::kernels::conv::requant requant_of(const ops::kernel_io& io, bool qua
 
 bool have_kernels() {
   if (nnhal::simd::cpu().avx512) return true;
-  MESSAGE("this CPU has no AVX-512: the optimized conv kernels are not bound, nothing to compare");
+  MESSAGE("this CPU has no AVX-512: the AVX-512 conv kernels are not bound (the portable ones are tested below)");
   return false;
 }
 
@@ -399,7 +400,7 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
 
 TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED") {
   // What CPUs without AVX-512 bind: the packed xsimd GEMM for float32 (float16 widened to
-  // it) and quant8, bit-exact for quant8; the xsimd depthwise kernel for float32.
+  // it) and quant8, bit-exact for quant8; the xsimd depthwise kernels, float32 and quant8.
   const cpu_limit portable{nnhal::simd::cpu_features{}};
   REQUIRE_FALSE(nnhal::simd::cpu().avx512);
   conv_cases(0x9C0Au, 40);
@@ -505,7 +506,7 @@ TEST_CASE("portable apply_multiplier_lanes equals the scalar apply_multiplier in
     bool any_left = false;
     for (std::size_t i = 0; i < L; ++i) {
       const double frac = r.uniform(0, 3) == 0 ? (r.coin() ? 0.5 : 1.0 - 1e-12) : r.real(0.5f, 1.0f);
-      fm[i] = q::quantize_multiplier(std::ldexp(frac, r.uniform(-34, 34)));
+      fm[i] = q::quantize_output_multiplier(std::ldexp(frac, r.uniform(-34, 34)));
       if (r.uniform(0, 3) == 0) {  // products on a rounding boundary, or a few units off it
         const std::int32_t near[] = {1 << 30, (1 << 30) + 1, (1 << 30) + (1 << 15), std::numeric_limits<std::int32_t>::max(),
                                      std::numeric_limits<std::int32_t>::max() - (1 << 16)};

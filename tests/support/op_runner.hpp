@@ -381,10 +381,11 @@ struct streaming_threshold {
 };
 
 /// Lets kernels bind for `allowed` only (simd::allow_only) for one scope, e.g. the
-/// portable xsimd kernels on an AVX-512 machine; all detected features again after it.
+/// portable xsimd kernels on an AVX-512 machine; what was allowed before again after it.
 struct cpu_limit {
+  nnhal::simd::cpu_features old = nnhal::simd::cpu();
   explicit cpu_limit(const nnhal::simd::cpu_features& allowed) { nnhal::simd::allow_only(allowed); }
-  ~cpu_limit() { nnhal::simd::allow_only(nnhal::simd::detected_cpu()); }
+  ~cpu_limit() { nnhal::simd::allow_only(old); }
   cpu_limit(const cpu_limit&) = delete;
   cpu_limit& operator=(const cpu_limit&) = delete;
 };

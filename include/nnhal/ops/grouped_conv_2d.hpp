@@ -2,7 +2,8 @@
 // is the shared direct loop of kernels/conv_common.hpp, each group of depth_out /
 // num_groups filters reading its depth_in / num_groups input channels (quantized:
 // bit-exact with AOSP). A constant num_groups of 1 is a CONV_2D and binds its packed
-// paths (AVX-512 float32 / VNNI quant8, else xsimd float32).
+// paths (AVX-512 float32 / VNNI quant8, else xsimd float32 and quant8); more groups run
+// the reference.
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"

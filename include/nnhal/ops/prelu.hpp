@@ -21,7 +21,7 @@ struct quant_params {
 inline quant_params make_quant_params(const operand_desc& in, const operand_desc& alpha, const operand_desc& out) {
   const float ratio = in.scale / out.scale;
   quant_params p;
-  p.pos = quant::quantize_multiplier(static_cast<double>(ratio));
+  p.pos = quant::quantize_output_multiplier(static_cast<double>(ratio));
   p.neg = kernels::product_multiplier(in.scale, alpha.scale, out.scale);
   p.zp_in = in.zero_point;
   p.zp_alpha = alpha.zero_point;

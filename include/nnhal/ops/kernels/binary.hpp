@@ -123,7 +123,7 @@ inline std::int32_t wrap_mul(std::int32_t a, std::int32_t b) noexcept {
 /// the scale product is formed in float first, as the AOSP path does.
 inline quant::fixed_multiplier product_multiplier(float s_a, float s_b, float s_out) {
   const float product = s_a * s_b;
-  return quant::quantize_multiplier(static_cast<double>(product) / static_cast<double>(s_out));
+  return quant::quantize_output_multiplier(static_cast<double>(product) / static_cast<double>(s_out));
 }
 
 }  // namespace nnhal::ops::kernels

@@ -7,8 +7,9 @@
 // sum of (input - input_zp) * (filter - filter_zp) (wrapping like two's complement int32
 // hardware), the int32 bias is added, then apply_multiplier (TFLite
 // MultiplyByQuantizedMultiplier) with input_scale * filter_scale[oc] / output_scale split
-// once, at bind, by quantize_multiplier (AOSP QuantizeMultiplier), then the output zero
-// point and the activation clamp.
+// once, at bind, by quantize_output_multiplier (AOSP QuantizeMultiplier; from 2^30 up,
+// where every non-zero sum saturates, capped), then the output zero point and the
+// activation clamp.
 #pragma once
 
 #include <algorithm>
@@ -188,7 +189,7 @@ inline requant make_requant(const operand_desc& input, const operand_desc& filte
   q.out_zp = output.zero_point;
   auto multiplier = [&](float filter_scale) {
     const float product = input.scale * filter_scale;
-    return quant::quantize_multiplier(static_cast<double>(product) / static_cast<double>(output.scale));
+    return quant::quantize_output_multiplier(static_cast<double>(product) / static_cast<double>(output.scale));
   };
   if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL && filter.channel_quant) {
     for (float s : filter.channel_quant->scales) q.multipliers.push_back(multiplier(s));

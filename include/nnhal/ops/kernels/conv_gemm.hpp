@@ -5,14 +5,15 @@
 // points at a row of zeros, or of the input zero point). Float32 versus the reference
 // loops: the same products summed in another order, so results differ by float rounding
 // only (tests bound it). Quant8 sums (x - input zero point) * (w - weight zero point) in
-// 32-bit lanes that wrap like the reference's int32 sums, then requantizes each sum with
-// the reference's own writer: bit-exact. Tails (output channels past the last full panel,
+// 32-bit lanes that wrap like the reference's int32 sums, then requantizes them in 32-bit
+// lanes (simd/fixed_point_xsimd.hpp): bit-exact with the reference. Tails (output channels past the last full panel,
 // pixels past the last full block) are computed in registers and only the valid part is
 // stored: nothing is written outside the output.
 // DEPTHWISE_CONV_2D with depth_multiplier 1 vectorizes across channels instead (its
 // filter [1, fh, fw, channels] is already channel-contiguous, so it needs no packing).
 // This is the portable path; AVX-512 CPUs bind kernels/gemm_avx512.hpp and
-// kernels/dwconv_avx512.hpp instead (float32; quant8 with VNNI).
+// kernels/dwconv_avx512.hpp instead (quant8 GEMMs only with VNNI). Built without -m flags
+// (SSE2), xsimd has no 32-bit integer multiply and does it one lane at a time.
 #pragma once
 
 #include <algorithm>

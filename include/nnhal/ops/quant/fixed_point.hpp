@@ -26,11 +26,17 @@ inline fixed_multiplier quantize_multiplier(double real) noexcept {
     ++exp;
   }
   if (exp < -31) return {0, 0};  // underflows to zero
-  // From 2^30 up, a multiplier puts any non-zero integer past every quantized range, as
-  // the largest one with a left shift of 30 does: capped to that one, so that shifts stay
-  // below the int32 width (apply_multiplier shifts by them).
-  if (exp > 30) return {std::numeric_limits<std::int32_t>::max(), 30};
   return {static_cast<std::int32_t>(m), exp};
+}
+
+/// quantize_multiplier for requantizing sums to a quantized output (the conv family):
+/// from 2^30 up, a multiplier puts any non-zero sum past every quantized range, as the
+/// largest one with a left shift of 30 does, so it is capped to that one. Shifts of 31 or
+/// more do not fit apply_multiplier's saturating left shift (a sum of 1 would clamp to 0).
+inline fixed_multiplier quantize_output_multiplier(double real) noexcept {
+  const fixed_multiplier m = quantize_multiplier(real);
+  if (m.shift > 30) return {std::numeric_limits<std::int32_t>::max(), 30};
+  return m;
 }
 
 /// (a * b * 2) >> 32 rounded to nearest, saturating the single overflow case.
@@ -52,7 +58,8 @@ constexpr std::int32_t rounding_divide_by_pot(std::int32_t x, int exponent) noex
 
 /// x * multiplier, the TFLite "MultiplyByQuantizedMultiplier" rounding, saturating.
 constexpr std::int32_t apply_multiplier(std::int32_t x, fixed_multiplier m) noexcept {
-  const int left = m.shift > 0 ? m.shift : 0;
+  // Shifts past 31 act as 31 (no shift by the int32 width or more).
+  const int left = m.shift > 0 ? (m.shift < 31 ? m.shift : 31) : 0;
   const int right = m.shift > 0 ? 0 : -m.shift;
   // A multiplier above 1 (an output scale smaller than the input's) shifts left first.
   // Where that would overflow, saturate: the result then clamps to the type's end, which

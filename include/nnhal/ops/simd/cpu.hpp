@@ -44,7 +44,7 @@ inline std::atomic<unsigned>& allowed_bits() noexcept {
 }  // namespace detail
 
 /// The features kernels bind for: detected_cpu() less what allow_only() took away. Read
-/// at prepare (bind), so a change applies to models prepared after it.
+/// at prepare (bind), and by a few kernels at execution too.
 inline cpu_features cpu() noexcept {
   const unsigned a = detail::allowed_bits().load(std::memory_order_relaxed);
   cpu_features c = detected_cpu();
@@ -57,10 +57,12 @@ inline cpu_features cpu() noexcept {
   return c;
 }
 
-/// Restricts kernels to the features set in `allowed` (those the CPU also has): a driver
-/// can keep AVX-512 off (e.g. where it lowers the clock), a test can run the portable
-/// kernels on any machine. allow_only(cpu_features{}) leaves the portable paths only;
-/// allow_only(detected_cpu()) undoes any restriction.
+/// Restricts kernels to the features set in `allowed` (those the CPU also has), e.g. to
+/// run and test the kernels of a CPU without AVX-512 on any machine: the portable ones,
+/// xsimd for the build's instruction set (so a build with AVX-512 -m flags still uses
+/// AVX-512 instructions there). allow_only(cpu_features{}) leaves the portable paths only;
+/// allow_only(detected_cpu()) undoes any restriction. Call it while no model is being
+/// prepared or executed: a kernel may read cpu() more than once per execution.
 inline void allow_only(const cpu_features& allowed) noexcept {
   const unsigned a = (allowed.avx2 ? 1u : 0u) | (allowed.fma ? 2u : 0u) | (allowed.f16c ? 4u : 0u) |
                      (allowed.avx512 ? 8u : 0u) | (allowed.avx512_vnni ? 16u : 0u) |

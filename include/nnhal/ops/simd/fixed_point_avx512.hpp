@@ -36,7 +36,7 @@ NNHAL_TARGET_AVX512 inline __m512i rounding_divide_by_pot(__m512i h, int right) 
 
 /// x * m as quant::apply_multiplier does, per lane (including its saturating left shift).
 NNHAL_TARGET_AVX512 inline __m512i apply_multiplier(__m512i x, ops::quant::fixed_multiplier m) {
-  const int left = m.shift > 0 ? m.shift : 0;
+  const int left = m.shift > 0 ? (m.shift < 31 ? m.shift : 31) : 0;
   const int right = m.shift > 0 ? 0 : -m.shift;
   if (left > 0) {  // saturate instead of wrapping, like the scalar version
     const __m512i lim_hi = _mm512_set1_epi32(std::numeric_limits<std::int32_t>::max() >> left);

@@ -1,9 +1,9 @@
 // Portable (xsimd) versions of the fixed-point requantization in ops/quant/fixed_point.hpp,
 // one int32 lane per value, equal to the scalar functions bit for bit (tests assert it).
 // Only 32-bit lanes are used, so every xsimd architecture has them: the doubling high
-// multiply is floor((a*b + 2^30) / 2^31) (equal to the scalar nudge-and-truncate form for
-// every a when b > 0, which a fixed_multiplier's mantissa is), assembled from the 16-bit
-// halves of a and b, whose products all fit 32 bits.
+// multiply is floor((a*b + 2^30) / 2^31) (equal to the scalar nudge-and-truncate form),
+// assembled from the 16-bit halves of a and of b (0 <= b < 2^31, as a fixed_multiplier's
+// mantissa is), whose products all fit 32 bits.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace nnhal::simd::portable {
 template <class Arch>
 using i32_lanes = xsimd::batch<std::int32_t, Arch>;
 
-/// quant::saturating_rounding_doubling_high_mul(a, b) per lane, for 0 < b < 2^31.
+/// quant::saturating_rounding_doubling_high_mul(a, b) per lane, for 0 <= b < 2^31.
 template <class Arch>
 inline i32_lanes<Arch> doubling_high_mul(const i32_lanes<Arch>& a, const i32_lanes<Arch>& b) noexcept {
   using I = i32_lanes<Arch>;
