@@ -4,7 +4,7 @@
 //
 //   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]
 //             [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]
-//             [--verbose] PATH...
+//             [--no-variants] [--verbose] PATH...
 //
 // Each model runs in its own forked child (the parent only loads and converts files),
 // so a crash or a hang in the driver costs one model, not the run.
@@ -84,6 +84,7 @@ struct options {
   bool verbose = false;
   bool check_versions = false;
   bool portable = false;  // --kernels portable
+  bool variants = true;   // --no-variants turns them off
   std::vector<std::string> paths;
 };
 
@@ -93,7 +94,7 @@ void print_help() {
   std::printf(
       "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]\n"
       "                 [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]\n"
-      "                 [--verbose] PATH...\n"
+      "                 [--no-variants] [--verbose] PATH...\n"
       "\n"
       "PATH is a corpus .json file or a directory searched recursively for *.json\n"
       "(index.json files are skipped).\n"
@@ -110,6 +111,8 @@ void print_help() {
       "  --timeout SEC     per-model time limit; a model over it is a CRASH (default 60)\n"
       "  --check-versions  FAIL models whose validate_model version differs from\n"
       "                    minSupportedVersion (default: only noted in the message)\n"
+      "  --no-variants     run each model as stored only, not also with unknown output\n"
+      "                    shapes and as TENSOR_QUANT8_ASYMM_SIGNED\n"
       "  --verbose         one line per model that did not pass\n");
 }
 
@@ -182,6 +185,9 @@ options parse_args(int argc, char** argv) {
     } else if (arg == "--verbose" || arg == "-v") {
       flag();
       opt.verbose = true;
+    } else if (arg == "--no-variants") {
+      flag();
+      opt.variants = false;
     } else if (arg == "--check-versions") {
       flag();
       opt.check_versions = true;
@@ -388,7 +394,8 @@ run_outcome run_once(const corpus::test_model& tm, std::optional<types::HalVersi
   return {status::PASS, {}};
 }
 
-run_outcome run_model(const corpus::test_model& tm, bool check_versions, const std::vector<style>& styles) {
+run_outcome run_model(const corpus::test_model& tm, bool check_versions, bool with_variants,
+                      const std::vector<style>& styles) {
   std::optional<types::HalVersion> version;
   run_outcome base = run_once(tm, &version, styles);
   if (base.st == status::PASS && !tm.expectFailure && version && tm.minSupportedVersion != types::HalVersion::UNKNOWN &&
@@ -398,7 +405,7 @@ run_outcome run_model(const corpus::test_model& tm, bool check_versions, const s
                    ", the corpus says minSupportedVersion " + std::string(types::to_string(tm.minSupportedVersion));
     if (check_versions) base.st = status::FAIL;
   }
-  if (base.st != status::PASS || tm.expectFailure) return base;
+  if (base.st != status::PASS || tm.expectFailure || !with_variants) return base;
 
   std::vector<corpus::test_model> variants;
   if (auto v = corpus::dynamic_output_shape_variant(tm)) variants.push_back(std::move(*v));
@@ -505,7 +512,7 @@ class scheduler {
       ::signal(SIGPIPE, SIG_IGN);
       run_outcome r;
       try {
-        r = run_model(tm, opt_.check_versions, opt_.styles);
+        r = run_model(tm, opt_.check_versions, opt_.variants, opt_.styles);
       } catch (const std::exception& e) {
         r = {status::CRASH, std::string("uncaught exception: ") + e.what(), false};
       } catch (...) {
