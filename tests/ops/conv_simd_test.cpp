@@ -22,6 +22,7 @@
 #include "nnhal/ops/conv_2d.hpp"
 #include "nnhal/ops/depthwise_conv_2d.hpp"
 #include "nnhal/ops/fully_connected.hpp"
+#include "nnhal/ops/grouped_conv_2d.hpp"
 #include "nnhal/ops/transpose_conv_2d.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 #include "nnhal/ops/simd/fixed_point_xsimd.hpp"
@@ -332,6 +333,49 @@ void depthwise_cases(std::uint32_t seed0, int count) {
   }
 }
 
+/// `count` random GROUPED_CONV_2D cases per type, 1 to 5 groups of odd channel counts
+/// (the op has no dilation; explicit padding below the filter size).
+void grouped_cases(std::uint32_t seed0, int count) {
+  std::mt19937 seeds(seed0);
+  for (const auto& t : all_types) {
+    for (int n = 0; n < count; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      geometry_case g = random_geometry(r, false);
+      g.dh = g.dw = 1;
+      for (int i = 0; i < 4; ++i) g.pad[i] = std::min(g.pad[i], static_cast<std::int32_t>(i < 2 ? g.fw : g.fh) - 1);
+      const auto groups = static_cast<std::uint32_t>(r.uniform(1, 5));
+      g.in_c = groups * static_cast<std::uint32_t>(r.uniform(1, n % 2 == 0 ? 9 : 24));
+      g.out_c = groups * static_cast<std::uint32_t>(r.uniform(1, n % 3 == 0 ? 40 : 12));
+      const bool quant = !is_float(t.in);
+      const quant_choice q = choose_quant(t, std::size_t{g.fh} * g.fw * g.in_c / groups, g.out_c, r);
+      const tensor input = make_input(g, t, q, r);
+      tensor filter, bias;
+      make_filter_bias(t, q, {g.out_c, g.fh, g.fw, g.in_c / groups}, g.out_c, 0, r, filter, bias);
+      std::vector<tensor> ins{input, filter, bias};
+      for (auto p : g.pad) ins.push_back(scalar_i32(p));
+      ins.push_back(scalar_i32(g.sw));
+      ins.push_back(scalar_i32(g.sh));
+      ins.push_back(scalar_i32(static_cast<std::int32_t>(groups)));
+      ins.push_back(scalar_i32(g.act));
+      ins.push_back(scalar_bool(g.nchw));
+      const tensor out = decl(t.in,
+                              g.nchw ? ty::dims_t{g.batches, g.out_c, g.out_h(), g.out_w()}
+                                     : ty::dims_t{g.batches, g.out_h(), g.out_w(), g.out_c},
+                              quant ? q.out_scale : 0.0f, q.out_zp);
+      const outputs o = run_both(OpT::GROUPED_CONV_2D, ins, out, r.coin(), [&](const ops::kernel_io& io) {
+        with_tags(t, [&]<class In, class F>(In, F) { ops::grouped_conv_2d::reference<In, F>(io, requant_of(io, quant)); });
+      });
+      check_same(t.in, o, ty::str_cat(t.name, " groups ", groups, " ", g.describe(), " seed ", seed));
+    }
+  }
+}
+
+TEST_CASE("GROUPED_CONV_2D: the packed kernels equal reference() on 1 to 5 groups") {
+  // Any CPU: more than one group binds the xsimd kernels of this build's architecture.
+  grouped_cases(0x6C0Au, 30);
+}
+
 TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometries") {
   if (have_kernels()) conv_cases(0xC0A5u, 60);
 }
@@ -398,7 +442,7 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
   if (have_kernels()) fully_connected_cases(0xFCA5u, 40);
 }
 
-TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED") {
+TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, GROUPED_CONV_2D") {
   // What CPUs without AVX-512 bind: the packed xsimd GEMM for float32 (float16 widened to
   // it) and quant8, bit-exact for quant8; the xsimd depthwise kernels, float32 and quant8.
   const cpu_limit portable{nnhal::simd::cpu_features{}};
@@ -406,6 +450,7 @@ TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CO
   conv_cases(0x9C0Au, 40);
   depthwise_cases(0x9D3Au, 20);
   fully_connected_cases(0x9FCAu, 30);
+  grouped_cases(0x96C0u, 10);
 }
 
 TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals reference()") {

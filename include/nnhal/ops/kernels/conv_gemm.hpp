@@ -51,17 +51,28 @@ using f32_tile = gemm_tile<float, Arch>;
 
 /// A filter [out_c][taps][cin] repacked as ceil(out_c / nr) panels of [taps][cin][nr]
 /// (channels past out_c are zero). FULLY_CONNECTED weights are the case taps = 1.
+/// A grouped filter [groups * out_c][taps][cin] (GROUPED_CONV_2D: out_c and cin per group)
+/// is `groups` such packings one after the other; panel index pn counts across groups.
 /// The panels are packed here or found in a compilation cache (packed_constant_panels).
 template <class T>
 struct packed_panels {
   std::shared_ptr<const T> w;  // size() elements
-  std::size_t out_c = 0, taps = 0, cin = 0, panels = 0, nr = 0;
-  const T* panel(std::size_t p) const noexcept { return w.get() + p * taps * cin * nr; }
-  std::size_t size() const noexcept { return panels * taps * cin * nr; }
+  std::size_t out_c = 0, taps = 0, cin = 0, panels = 0, nr = 0;  // per group
+  std::size_t groups = 1;
+  const T* panel(std::size_t pn) const noexcept { return w.get() + pn * taps * cin * nr; }
+  std::size_t size() const noexcept { return groups * panels * taps * cin * nr; }
+  /// The output channel of panel pn's first column, and how many of its columns are real.
+  std::size_t channel(std::size_t pn) const noexcept { return pn / panels * out_c + pn % panels * nr; }
+  std::size_t columns(std::size_t pn) const noexcept { return std::min(nr, out_c - pn % panels * nr); }
+  /// Output channels (all groups), and the length of per-channel vectors read a whole
+  /// panel at a time from channel(pn) (the last panel's columns past the end are padding).
+  std::size_t channels() const noexcept { return groups * out_c; }
+  std::size_t padded_channels() const noexcept { return (groups - 1) * out_c + panels * nr; }
 
   /// The shape of a packing, without its panels.
-  static packed_panels shape(std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
-    return {nullptr, out_c, taps, cin, (out_c + nr - 1) / nr, nr};
+  static packed_panels shape(std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr,
+                             std::size_t groups = 1) {
+    return {nullptr, out_c, taps, cin, (out_c + nr - 1) / nr, nr, groups};
   }
 };
 using packed_f32 = packed_panels<float>;
@@ -107,6 +118,27 @@ void pack_panels_into(T* buf, const packed_panels<T>& p, const S* w, std::size_t
   }
 }
 
+/// The grouped filter [groups * p.out_c][p.taps][p.cin] at `filter` packed into `buf` as
+/// p.groups packings of convert(element) (pack_panels_into, group by group).
+template <class T, class S, class Convert>
+void pack_groups_into(T* buf, const packed_panels<T>& p, const S* filter, Convert&& convert) {
+  packed_panels<T> one = p;
+  one.groups = 1;
+  const std::size_t k = p.taps * p.cin;
+  for (std::size_t gi = 0; gi < p.groups; ++gi)
+    pack_panels_into(buf + gi * one.size(), one, filter + gi * p.out_c * k, k, 1, convert);
+}
+
+/// A quant8 value of storage S minus a zero point, as the wrapping uint32 the portable
+/// quant8 kernels multiply and add (the reference's int32 arithmetic, modulo 2^32).
+template <class S>
+struct minus_zero_point {
+  std::int32_t zp;
+  std::uint32_t operator()(S x) const noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) - zp);
+  }
+};
+
 /// pack_panels_into for float32, the elements as they are.
 inline void pack_f32_into(float* buf, const packed_f32& p, const float* w, std::size_t ld_oc, std::size_t ld_k,
                           std::size_t p0 = 0, std::size_t p1 = SIZE_MAX) {
@@ -123,19 +155,21 @@ packed_panels<T> make_packed(packed_panels<T> p, Fill&& fill) {
   return p;
 }
 
-inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr) {
-  return make_packed(packed_f32::shape(out_c, taps, cin, nr),
-                     [&](float* buf, const packed_f32& p) { pack_f32_into(buf, p, filter, taps * cin, 1); });
+/// The filter [groups * out_c][taps][cin] packed (shape(out_c, taps, cin, nr, groups)).
+inline packed_f32 pack_f32(const float* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr,
+                           std::size_t groups = 1) {
+  return make_packed(packed_f32::shape(out_c, taps, cin, nr, groups), [&](float* buf, const packed_f32& p) {
+    pack_groups_into(buf, p, filter, [](float x) { return x; });
+  });
 }
 
-/// The filter [out_c][taps][cin] of quant8 elements S with weight zero point `zw` (0 for
-/// per-channel weights), packed as (w - zw) for the portable quant8 kernels.
+/// The same for quant8 elements S with weight zero point `zw` (0 for per-channel
+/// weights), packed as (w - zw) for the portable quant8 kernels.
 template <class S>
 packed_u32 pack_u32(const S* filter, std::size_t out_c, std::size_t taps, std::size_t cin, std::size_t nr,
-                    std::int32_t zw) {
-  return make_packed(packed_u32::shape(out_c, taps, cin, nr), [&](std::uint32_t* buf, const packed_u32& p) {
-    pack_panels_into(buf, p, filter, taps * cin, 1,
-                     [zw](S x) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) - zw); });
+                    std::int32_t zw, std::size_t groups = 1) {
+  return make_packed(packed_u32::shape(out_c, taps, cin, nr, groups), [&](std::uint32_t* buf, const packed_u32& p) {
+    pack_groups_into(buf, p, filter, minus_zero_point<S>{zw});
   });
 }
 
@@ -146,7 +180,8 @@ template <class T, class Pack>
 std::shared_ptr<const packed_panels<T>> packed_constant_panels(const bind_context& c, std::string_view kind,
                                                                const packed_panels<T>& shape, Pack&& pack) {
   using P = packed_panels<T>;
-  const std::string what = types::str_cat(kind, ":", shape.out_c, "x", shape.taps, "x", shape.cin, "/", shape.nr);
+  const std::string what = types::str_cat(kind, ":", shape.groups, "x", shape.out_c, "x", shape.taps, "x",
+                                          shape.cin, "/", shape.nr);
   return packed_constant<P>(
       c, what, shape.size() * sizeof(T), [&] { return std::make_shared<const P>(pack()); },
       [&](const packed_blob& b) -> std::shared_ptr<const P> {
@@ -163,9 +198,9 @@ std::shared_ptr<const packed_f32> packed_constant_f32(const bind_context& c, con
   return packed_constant_panels<float>(c, "f32", shape, std::forward<Pack>(pack));
 }
 
-/// The bias, zero-padded to whole panels (zeros when there is none).
-inline std::vector<float> padded_bias(const float* bias, std::size_t out_c, std::size_t panels, std::size_t nr) {
-  std::vector<float> b(panels * nr, 0.0f);
+/// The bias of out_c channels, zero-padded to `padded` (zeros when there is none).
+inline std::vector<float> padded_bias(const float* bias, std::size_t out_c, std::size_t padded) {
+  std::vector<float> b(padded, 0.0f);
   if (bias) std::copy(bias, bias + out_c, b.begin());
   return b;
 }
@@ -242,24 +277,26 @@ void micro_f32(std::size_t rows, std::size_t cols, const float* const* a, std::s
   }
 }
 
-/// Runs `tile(rows, a, pn, first)` over an NHWC forward convolution with one group:
-/// for each block of up to mr output pixels (`rows` of them, the first at output pixel
-/// index `first`, i.e. (b * out_h + oy) * out_w + ox) and each panel pn of nr output
-/// channels. a[t * mr + m] points at the cin input channels of tap t of the block's pixel
-/// m (the last pixel repeated past `rows`), or at a row of `pad` for a padding tap. For
-/// each output row the input pointers are gathered once; then each filter panel sweeps
-/// the row, so a panel stays in cache while the row's pixels pass through the tile. Rows
-/// are split across `par` when it has workers.
+/// Runs `tile(rows, a, pn, first)` over an NHWC forward convolution of one or more
+/// groups (g.in_c / g.cin_per_group): for each block of up to mr output pixels (`rows` of
+/// them, the first at output pixel index `first`, i.e. (b * out_h + oy) * out_w + ox) and
+/// each panel of nr output channels; pn = group * panels + the panel in its group.
+/// a[t * mr + m] points at the group's cin_per_group input channels of tap t of the
+/// block's pixel m (the last pixel repeated past `rows`), or at a row of `pad` for a
+/// padding tap. For each output row and group the input pointers are gathered once; then
+/// each filter panel sweeps the row, so a panel stays in cache while the row's pixels pass
+/// through the tile. Rows are split across `par` when it has workers.
 template <std::size_t MR, std::size_t NR, class A, class Tile>
 void conv_nhwc_tiles(const geometry& g, const A* in, A pad, std::size_t panels, exec::parallel_context* par,
                      Tile&& tile) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w;
-  const std::size_t cin = g.in_c;
+  const std::size_t cin = g.in_c, cin_g = g.cin_per_group, groups = cin / cin_g;
   const std::size_t blocks = (g.out_w + MR - 1) / MR;
-  const std::vector<A> pads(cin, pad);
+  const std::vector<A> pads(cin_g, pad);
   auto rows_fn = [&](std::size_t r0, std::size_t r1) {
     std::vector<const A*> ptrs(blocks * taps * MR);
-    for (std::size_t r = r0; r < r1; ++r) {
+    for (std::size_t r = r0; r < r1; ++r)
+      for (std::size_t gi = 0; gi < groups; ++gi) {
       const std::size_t b = r / g.out_h, oy = r % g.out_h;
       for (std::size_t blk = 0; blk < blocks; ++blk)
         for (std::size_t t = 0; t < taps; ++t) {
@@ -271,12 +308,13 @@ void conv_nhwc_tiles(const geometry& g, const A* in, A pad, std::size_t panels, 
                                     static_cast<std::int64_t>(t % g.filter_w) * g.dil_w;
             const bool inside = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
             ptrs[(blk * taps + t) * MR + m] =
-                inside
-                    ? in + ((b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w + static_cast<std::size_t>(ix)) * cin
-                    : pads.data();
+                inside ? in + ((b * g.in_h + static_cast<std::size_t>(iy)) * g.in_w + static_cast<std::size_t>(ix)) *
+                                  cin +
+                             gi * cin_g
+                       : pads.data();
           }
         }
-      for (std::size_t pn = 0; pn < panels; ++pn)
+      for (std::size_t pn = gi * panels; pn < (gi + 1) * panels; ++pn)
         for (std::size_t blk = 0; blk < blocks; ++blk)
           tile(std::min(MR, std::size_t{g.out_w} - blk * MR), &ptrs[blk * taps * MR], pn, r * g.out_w + blk * MR);
     }
@@ -298,7 +336,8 @@ void gemm_tiles(std::size_t m, std::size_t k, const A* in, std::size_t panels, T
     }
 }
 
-/// CONV_2D float32 in NHWC with one group (conv_nhwc_tiles over micro_f32).
+/// CONV_2D / GROUPED_CONV_2D float32 in NHWC (conv_nhwc_tiles over micro_f32); `bias`
+/// has p.padded_channels() elements.
 template <class Arch>
 void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, const float* bias, float lo, float hi,
                    float* out, exec::parallel_context* par) {
@@ -308,9 +347,9 @@ void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, cons
   conv_nhwc_tiles<MR, NR>(g, in, 0.0f, p.panels, par,
                           [&](std::size_t rows, const float* const* a, std::size_t pn, std::size_t first) {
                             float* outs[MR] = {};
-                            for (std::size_t m = 0; m < rows; ++m) outs[m] = out + (first + m) * oc + pn * NR;
-                            micro_f32<Arch>(rows, std::min(NR, oc - pn * NR), a, taps, g.in_c, p.panel(pn),
-                                            bias + pn * NR, lo, hi, outs);
+                            const std::size_t c = p.channel(pn);
+                            for (std::size_t m = 0; m < rows; ++m) outs[m] = out + (first + m) * oc + c;
+                            micro_f32<Arch>(rows, p.columns(pn), a, taps, p.cin, p.panel(pn), bias + c, lo, hi, outs);
                           });
 }
 
@@ -318,12 +357,12 @@ void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, cons
 template <class Arch>
 void gemm_f32(std::size_t m, const float* in, const packed_f32& p, const float* bias, float lo, float hi, float* out) {
   using tile = f32_tile<Arch>;
-  constexpr std::size_t MR = tile::mr, NR = tile::nr;
+  constexpr std::size_t MR = tile::mr;
   const std::size_t n = p.out_c;
   gemm_tiles<MR>(m, p.cin, in, p.panels, [&](std::size_t rows, const float* const* a, std::size_t pn, std::size_t i0) {
     float* outs[MR] = {};
-    for (std::size_t r = 0; r < rows; ++r) outs[r] = out + (i0 + r) * n + pn * NR;
-    micro_f32<Arch>(rows, std::min(NR, n - pn * NR), a, 1, p.cin, p.panel(pn), bias + pn * NR, lo, hi, outs);
+    for (std::size_t r = 0; r < rows; ++r) outs[r] = out + (i0 + r) * n + p.channel(pn);
+    micro_f32<Arch>(rows, p.columns(pn), a, 1, p.cin, p.panel(pn), bias + p.channel(pn), lo, hi, outs);
   });
 }
 
@@ -366,7 +405,8 @@ struct q8_requant_lanes {
 /// The quant8 tile for storage S: the sums of (x - input zero point) * (w - weight zero
 /// point) over the tile, then per lane the bias, requantization, output zero point and
 /// clamp (simd::portable::apply_multiplier_lanes: bit-exact with reference()'s writer);
-/// row m goes to output pixel `first + m` of `out` (NHWC).
+/// row m goes to output pixel `first + m` of `out` (NHWC, out_stride = p.channels()
+/// elements per pixel unless the caller's layout says otherwise).
 template <class Arch, class S>
 struct q8_tile {
   using tile = gemm_tile<std::uint32_t, Arch>;
@@ -374,27 +414,25 @@ struct q8_tile {
   std::int32_t in_zp;
   const q8_requant_lanes& rq;
   S* out;
-  std::size_t out_c;
+  std::size_t out_stride;
 
   template <bool Left>
-  void store(std::size_t rows, const typename tile::batch (&r)[tile::mr][2], std::size_t oc0, std::size_t first) const {
+  void store(std::size_t rows, const typename tile::batch (&r)[tile::mr][2], std::size_t pn, std::size_t first) const {
     constexpr std::size_t L = tile::lanes, NR = tile::nr;
-    const std::size_t cols = std::min(NR, out_c - oc0);
+    const std::size_t c = p.channel(pn), cols = p.columns(pn);
     alignas(64) std::int32_t v[NR];
     for (std::size_t m = 0; m < rows; ++m) {
-      for (std::size_t h = 0; h < 2; ++h) rq.lanes<Left, Arch>(oc0 + h * L, r[m][h]).store_aligned(v + h * L);
-      S* o = out + (first + m) * out_c + oc0;
+      for (std::size_t h = 0; h < 2; ++h) rq.lanes<Left, Arch>(c + h * L, r[m][h]).store_aligned(v + h * L);
+      S* o = out + (first + m) * out_stride + c;
       for (std::size_t j = 0; j < cols; ++j) o[j] = static_cast<S>(v[j]);
     }
   }
 
   void operator()(std::size_t rows, const S* const* a, std::size_t pn, std::size_t first) const {
     typename tile::batch r[tile::mr][2];
-    const std::int32_t zx = in_zp;
-    tile_sums<Arch>(a, p.taps, p.cin, p.panel(pn),
-                    [zx](S x) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) - zx); }, r);
-    if (rq.any_left) store<true>(rows, r, pn * tile::nr, first);
-    else store<false>(rows, r, pn * tile::nr, first);
+    tile_sums<Arch>(a, p.taps, p.cin, p.panel(pn), minus_zero_point<S>{in_zp}, r);
+    if (rq.any_left) store<true>(rows, r, pn, first);
+    else store<false>(rows, r, pn, first);
   }
 };
 
@@ -500,27 +538,40 @@ const T& prepared_or(const std::shared_ptr<const T>& constant, T& local, Make&& 
   return local;
 }
 
-/// The bound CONV_2D float32 kernel (also GROUPED_CONV_2D with one group): the filter is
-/// packed here when it is a constant, else at each execution. NCHW runs through NHWC
-/// copies of the input and output.
+/// The packing shape of a conv filter [groups * out_c, fh, fw, cin] (per group out_c and
+/// cin) or of FULLY_CONNECTED weights [units, input_size] (rank 2, one group).
+template <class T>
+packed_panels<T> weights_shape(const operand_desc& f, std::size_t nr, std::size_t groups = 1) {
+  const std::size_t taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
+  return packed_panels<T>::shape(f.dims[0] / groups, taps, f.dims.back(), nr, groups);
+}
+
+/// Whether the weights operand is a constant of rank `rank` whose shape bind can read.
+inline bool constant_weights(const bind_context& c, std::size_t rank) {
+  const operand_desc& f = c.in[1];
+  return f.has_value() && f.dims.size() == rank && f.dims_known();
+}
+
+/// The bound CONV_2D / GROUPED_CONV_2D float32 kernel (`groups` groups, a constant): the
+/// filter is packed here when it is a constant, else at each execution. NCHW runs through
+/// NHWC copies of the input and output.
 template <class Arch = xsimd::default_arch>
-kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots) {
-  auto pack = [](const operand_desc& f) {
-    const std::size_t taps = std::size_t{f.dims[1]} * f.dims[2];
-    return pack_f32(reinterpret_cast<const float*>(f.value), f.dims[0], taps, f.dims[3], f32_tile<Arch>::nr);
+kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots, std::size_t groups = 1) {
+  constexpr std::size_t nr = f32_tile<Arch>::nr;
+  auto pack = [groups](const operand_desc& f) {
+    const packed_f32 s = weights_shape<float>(f, nr, groups);
+    return pack_f32(reinterpret_cast<const float*>(f.value), s.out_c, s.taps, s.cin, nr, groups);
   };
   std::shared_ptr<const packed_f32> constant;
-  if (const operand_desc& f = c.in[1]; f.has_value() && f.dims.size() == 4 && f.dims_known())
-    constant = packed_constant_f32(
-        c, packed_f32::shape(f.dims[0], std::size_t{f.dims[1]} * f.dims[2], f.dims[3], f32_tile<Arch>::nr),
-        [&] { return pack(f); });
+  if (constant_weights(c, 4))
+    constant = packed_constant_f32(c, weights_shape<float>(c.in[1], nr, groups), [&] { return pack(c.in[1]); });
   return [constant, pack, k, slots](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_f32 local;
     const packed_f32& p = prepared_or(constant, local, [&] { return pack(io.in[1]); });
     const std::vector<float> bias =
-        padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p.panels, p.nr);
+        padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p.padded_channels());
     const float_range r = activation_range_float(g.activation);
     run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
                 [&](const geometry& gn, const float* in, float* out) {
@@ -536,60 +587,59 @@ kernel bind_fully_connected_f32(const bind_context& c) {
     return pack_f32(reinterpret_cast<const float*>(w.value), w.dims[0], 1, w.dims[1], f32_tile<Arch>::nr);
   };
   std::shared_ptr<const packed_f32> constant;
-  if (const operand_desc& w = c.in[1]; w.has_value() && w.dims.size() == 2 && w.dims_known())
-    constant = packed_constant_f32(c, packed_f32::shape(w.dims[0], 1, w.dims[1], f32_tile<Arch>::nr),
-                                   [&] { return pack(w); });
+  if (constant_weights(c, 2))
+    constant = packed_constant_f32(c, weights_shape<float>(c.in[1], f32_tile<Arch>::nr), [&] { return pack(c.in[1]); });
   return [constant, pack](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_f32 local;
     const packed_f32& p = prepared_or(constant, local, [&] { return pack(io.in[1]); });
     const std::vector<float> bias =
-        padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.panels, p.nr);
+        padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.padded_channels());
     const float_range r = activation_range_float(io.scalar<std::int32_t>(3));
     gemm_f32<Arch>(io.out[0].dims[0], reinterpret_cast<const float*>(io.in[0].value), p, bias.data(), r.lo, r.hi,
                    reinterpret_cast<float*>(io.out_data[0]));
   };
 }
 
-/// The weights of a quant8 conv-like op (filter [out_c, fh, fw, cin] or FULLY_CONNECTED
-/// weights [units, input_size]; qu8, qs8 or per-channel qc8) packed for q8_tile.
+/// The weights of a quant8 conv-like op (filter [groups * out_c, fh, fw, cin] or
+/// FULLY_CONNECTED weights [units, input_size]; qu8, qs8 or per-channel qc8) packed for
+/// q8_tile.
 template <class Arch>
-packed_u32 pack_q8_weights(const operand_desc& f) {
-  const std::size_t out_c = f.dims[0], cin = f.dims.back();
-  const std::size_t taps = f.dims.size() == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
-  constexpr std::size_t nr = gemm_tile<std::uint32_t, Arch>::nr;
+packed_u32 pack_q8_weights(const operand_desc& f, std::size_t groups = 1) {
+  const packed_u32 s = weights_shape<std::uint32_t>(f, gemm_tile<std::uint32_t, Arch>::nr, groups);
   if (f.type == OperandType::TENSOR_QUANT8_ASYMM)
-    return pack_u32(reinterpret_cast<const std::uint8_t*>(f.value), out_c, taps, cin, nr, f.zero_point);
+    return pack_u32(reinterpret_cast<const std::uint8_t*>(f.value), s.out_c, s.taps, s.cin, s.nr, f.zero_point,
+                    groups);
   const std::int32_t zw = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
-  return pack_u32(reinterpret_cast<const std::int8_t*>(f.value), out_c, taps, cin, nr, zw);
+  return pack_u32(reinterpret_cast<const std::int8_t*>(f.value), s.out_c, s.taps, s.cin, s.nr, zw, groups);
 }
 
 /// pack_q8_weights once at bind when the weights are a constant of rank `rank` (or from
 /// a compilation cache); null otherwise (each execution packs its own).
 template <class Arch>
-std::shared_ptr<const packed_u32> constant_q8_weights(const bind_context& c, std::size_t rank) {
-  const operand_desc& f = c.in[1];
-  if (!f.has_value() || f.dims.size() != rank || !f.dims_known()) return nullptr;
-  const std::size_t taps = rank == 4 ? std::size_t{f.dims[1]} * f.dims[2] : 1;
+std::shared_ptr<const packed_u32> constant_q8_weights(const bind_context& c, std::size_t rank,
+                                                      std::size_t groups = 1) {
+  if (!constant_weights(c, rank)) return nullptr;
   return packed_constant_panels<std::uint32_t>(
-      c, "u32", packed_u32::shape(f.dims[0], taps, f.dims.back(), gemm_tile<std::uint32_t, Arch>::nr),
-      [&] { return pack_q8_weights<Arch>(f); });
+      c, "u32", weights_shape<std::uint32_t>(c.in[1], gemm_tile<std::uint32_t, Arch>::nr, groups),
+      [&] { return pack_q8_weights<Arch>(c.in[1], groups); });
 }
 
-/// The bound portable CONV_2D / GROUPED_CONV_2D (one group) quant8 kernel, E qu8 or qs8
-/// (filter per tensor of the same type, or per channel): bit-exact with reference().
+/// The bound portable CONV_2D / GROUPED_CONV_2D quant8 kernel (`groups` groups, a
+/// constant), E qu8 or qs8 (filter per tensor of the same type, or per channel):
+/// bit-exact with reference().
 template <types::element E, class Arch = xsimd::default_arch>
-kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots) {
+kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots, std::size_t groups = 1) {
   using S = typename E::storage;
   using tile = gemm_tile<std::uint32_t, Arch>;
-  return [constant = constant_q8_weights<Arch>(c, 4), q = make_requant(c.in[0], c.in[1], c.out[0]), k,
-          slots](const kernel_io& io) {
+  return [constant = constant_q8_weights<Arch>(c, 4, groups), q = make_requant(c.in[0], c.in[1], c.out[0]), k, slots,
+          groups](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_u32 local;
-    const packed_u32& p = prepared_or(constant, local, [&] { return pack_q8_weights<Arch>(io.in[1]); });
+    const packed_u32& p = prepared_or(constant, local, [&] { return pack_q8_weights<Arch>(io.in[1], groups); });
     const auto o = io.output<E>(0);
-    const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), g.out_c, p.panels * p.nr,
+    const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), g.out_c, p.padded_channels(),
                               quant::activation_range(g.activation, o.scale, o.zero_point,
                                                       std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
     const std::int32_t zx = io.in[0].zero_point;
@@ -611,7 +661,7 @@ kernel bind_fully_connected_q8(const bind_context& c) {
     packed_u32 local;
     const packed_u32& p = prepared_or(constant, local, [&] { return pack_q8_weights<Arch>(io.in[1]); });
     const auto o = io.output<E>(0);
-    const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), p.out_c, p.panels * p.nr,
+    const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), p.out_c, p.padded_channels(),
                               quant::activation_range(io.scalar<std::int32_t>(3), o.scale, o.zero_point,
                                                       std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
     gemm_tiles<tile::mr>(io.out[0].dims[0], p.cin, reinterpret_cast<const S*>(io.in[0].value), p.panels,
@@ -623,7 +673,7 @@ kernel bind_fully_connected_q8(const bind_context& c) {
 template <class S>
 std::vector<std::uint32_t> widen_q8(const S* v, std::size_t n, std::int32_t zp) {
   std::vector<std::uint32_t> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint32_t>(static_cast<std::int32_t>(v[i]) - zp);
+  std::transform(v, v + n, out.begin(), minus_zero_point<S>{zp});
   return out;
 }
 
@@ -663,8 +713,11 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
                                                       std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
     const std::int32_t zx = io.in[0].zero_point;
     run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const geometry& gn, const S* in, S* out) {
-      const std::vector<std::uint32_t> x =
-          widen_q8(in, std::size_t{gn.batches} * gn.in_h * gn.in_w * gn.in_c, zx);
+      // The widened input, in a buffer kept per thread (no allocation once a thread has
+      // run the largest input).
+      thread_local std::vector<std::uint32_t> x;
+      x.resize(std::size_t{gn.batches} * gn.in_h * gn.in_w * gn.in_c);
+      std::transform(in, in + x.size(), x.begin(), minus_zero_point<S>{zx});
       auto full = [&]<bool Left>(std::size_t at, std::size_t ch, U acc) {
         alignas(64) std::int32_t v[L];
         rq.lanes<Left, Arch>(ch, acc).store_aligned(v);
@@ -685,18 +738,23 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
   };
 }
 
-/// The portable kernel of a CONV_2D-like op with one group for the operand types of `c`:
-/// float32, or quant8 with a filter of the same type or per channel; nullopt otherwise.
-inline std::optional<kernel> bind_conv_portable(const bind_context& c, conv_kind k, conv_slots_fn slots) {
-  const bool q8_filter =
-      c.in[1].type == c.in[0].type || c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+/// Whether the filter of a quant8 conv-like op has the input's type or is per channel
+/// (the filters the portable quant8 kernels take).
+inline bool q8_filter(const bind_context& c) {
+  return c.in[1].type == c.in[0].type || c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+}
+
+/// The portable kernel of a CONV_2D-like op with `groups` groups (a constant) for the
+/// operand types of `c`: float32, or quant8 with a q8_filter; nullopt otherwise.
+inline std::optional<kernel> bind_conv_portable(const bind_context& c, conv_kind k, conv_slots_fn slots,
+                                                std::size_t groups = 1) {
   switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return bind_conv_f32(c, k, slots);
+    case OperandType::TENSOR_FLOAT32: return bind_conv_f32(c, k, slots, groups);
     case OperandType::TENSOR_QUANT8_ASYMM:
-      if (q8_filter) return bind_conv_q8<types::qu8>(c, k, slots);
+      if (q8_filter(c)) return bind_conv_q8<types::qu8>(c, k, slots, groups);
       break;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      if (q8_filter) return bind_conv_q8<types::qs8>(c, k, slots);
+      if (q8_filter(c)) return bind_conv_q8<types::qs8>(c, k, slots, groups);
       break;
     default: break;
   }
@@ -737,15 +795,13 @@ kernel bind_depthwise_f32(conv_slots_fn slots) {
 
 /// bind_conv_portable for DEPTHWISE_CONV_2D with depth_multiplier 1 (the caller checks it).
 inline std::optional<kernel> bind_depthwise_portable(const bind_context& c, conv_slots_fn slots) {
-  const bool q8_filter =
-      c.in[1].type == c.in[0].type || c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
   switch (c.in[0].type) {
     case OperandType::TENSOR_FLOAT32: return bind_depthwise_f32(slots);
     case OperandType::TENSOR_QUANT8_ASYMM:
-      if (q8_filter) return bind_depthwise_q8<types::qu8>(c, slots);
+      if (q8_filter(c)) return bind_depthwise_q8<types::qu8>(c, slots);
       break;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      if (q8_filter) return bind_depthwise_q8<types::qs8>(c, slots);
+      if (q8_filter(c)) return bind_depthwise_q8<types::qs8>(c, slots);
       break;
     default: break;
   }

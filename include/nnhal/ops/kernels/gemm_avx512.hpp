@@ -557,7 +557,7 @@ inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn sl
     const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_f32 local;
     const packed_f32& p = prepared_or(constant, local, [&] { return pack_filter_f32(io.in[1]); });
-    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p.panels, p.nr);
+    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), g.out_c, p.padded_channels());
     const float_range r = activation_range_float(g.activation);
     run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
                 [&](const geometry& gn, const float* in, float* out) {
@@ -572,7 +572,7 @@ inline kernel bind_fully_connected_f32(const bind_context& c) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_f32 local;
     const packed_f32& p = prepared_or(constant, local, [&] { return pack_filter_f32(io.in[1]); });
-    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.panels, p.nr);
+    const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.padded_channels());
     const float_range r = activation_range_float(io.scalar<std::int32_t>(3));
     gemm_f32(dense_rows<float>{reinterpret_cast<const float*>(io.in[0].value), p.cin}, io.out[0].dims[0], p,
              bias.data(), r.lo, r.hi, reinterpret_cast<float*>(io.out_data[0]), io.par);

@@ -125,7 +125,7 @@ inline dense make_dense(std::vector<float> w, std::size_t rows, std::size_t cols
     if (d.avx512) nr = conv::avx512::panel_width(rows);
 #endif
     d.packed = conv::pack_f32(d.w.data(), rows, 1, cols, nr);
-    d.packed_bias = conv::padded_bias(d.bias.data(), rows, d.packed.panels, d.packed.nr);
+    d.packed_bias = conv::padded_bias(d.bias.data(), rows, d.packed.padded_channels());
     d.has_packed = true;
     d.w = {};
   }
