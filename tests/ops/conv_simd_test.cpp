@@ -442,17 +442,6 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
   if (have_kernels()) fully_connected_cases(0xFCA5u, 40);
 }
 
-TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, GROUPED_CONV_2D") {
-  // What CPUs without AVX-512 bind: the packed xsimd GEMM for float32 (float16 widened to
-  // it) and quant8, bit-exact for quant8; the xsimd depthwise kernels, float32 and quant8.
-  const cpu_limit portable{nnhal::simd::cpu_features{}};
-  REQUIRE_FALSE(nnhal::simd::cpu().avx512);
-  conv_cases(0x9C0Au, 40);
-  depthwise_cases(0x9D3Au, 20);
-  fully_connected_cases(0x9FCAu, 30);
-  grouped_cases(0x96C0u, 10);
-}
-
 TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals reference()") {
   // Filters 1..5, strides 1..3 (taps that overlap, meet or leave gaps), explicit padding,
   // channel counts across panel tails, both layouts, every activation and type.
@@ -500,14 +489,14 @@ TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals
   }
 }
 
-TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM and the int32 kernel equal reference() on slices, adjoints and tails") {
-  // Depths that are and are not multiples of 4 (input1's packing takes other paths), row,
-  // column and panel tails, several slices (each repacked), both adjoints. Int32 (the
-  // xsimd kernel): elements up to +-20000, so sums of a few products already wrap.
-  if (!have_kernels()) return;
-  std::mt19937 seeds(0xBAA5u);
+/// `count` random BATCH_MATMUL cases per type through the bound kernel and reference():
+/// depths that are and are not multiples of 4 (input1's packing takes other paths), row,
+/// column and panel tails, several slices (each repacked), both adjoints. Int32 (the
+/// xsimd kernel): elements up to +-20000, so sums of a few products already wrap.
+void batch_matmul_cases(std::uint32_t seed0, int count) {
+  std::mt19937 seeds(seed0);
   for (OT type : {OT::TENSOR_FLOAT32, OT::TENSOR_FLOAT16, OT::TENSOR_QUANT8_ASYMM_SIGNED, OT::TENSOR_INT32}) {
-    for (int n = 0; n < 40; ++n) {
+    for (int n = 0; n < count; ++n) {
       const std::uint32_t seed = seeds();
       rng r(seed);
       const auto slices = static_cast<std::uint32_t>(r.uniform(1, 3));
@@ -536,6 +525,22 @@ TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM and the int32 kernel equal refe
                                       " seed ", seed));
     }
   }
+}
+
+TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM and the int32 kernel equal reference() on slices, adjoints and tails") {
+  if (have_kernels()) batch_matmul_cases(0xBAA5u, 40);
+}
+
+TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, GROUPED_CONV_2D, BATCH_MATMUL") {
+  // What CPUs without AVX-512 bind: the packed xsimd GEMM for float32 (float16 widened to
+  // it) and quant8, bit-exact for quant8; the xsimd depthwise kernels, float32 and quant8.
+  const cpu_limit portable{nnhal::simd::cpu_features{}};
+  REQUIRE_FALSE(nnhal::simd::cpu().avx512);
+  conv_cases(0x9C0Au, 40);
+  depthwise_cases(0x9D3Au, 20);
+  fully_connected_cases(0x9FCAu, 30);
+  grouped_cases(0x96C0u, 10);
+  batch_matmul_cases(0xBA9Cu, 24);
 }
 
 TEST_CASE("portable apply_multiplier_lanes equals the scalar apply_multiplier in every lane") {

@@ -6,18 +6,21 @@
 // GEMM of kernels/gemm_avx512.hpp (input1's slice packed as its weights, input0's rows read
 // in place, or transposed first when adj_x); float16: that kernel on widened operands
 // (kernels/float16_via_float32.hpp); quant8 on AVX-512 VNNI CPUs: the quant8 GEMM of
-// that header, bit-exact with reference(). TENSOR_INT32: slices_i32 (xsimd, any CPU with
-// vector registers), bit-exact with reference().
+// that header, bit-exact with reference(); other CPUs: float32 and quant8 through the xsimd
+// GEMM of kernels/conv_gemm.hpp (slices_portable). TENSOR_INT32: slices_i32 (xsimd, any
+// CPU with vector registers), bit-exact with reference().
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/copy.hpp"
 #include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
@@ -132,6 +135,60 @@ void slices_i32(const kernel_io& io) {
   }
 }
 
+/// Float32 (S float) and TENSOR_QUANT8_ASYMM_SIGNED (S int8) through the xsimd GEMM of
+/// kernels/conv_gemm.hpp (this build's architecture: the path of CPUs without AVX-512),
+/// slice by slice: input1's slice packed as the weights (quant8: as w - input1's zero
+/// point), input0's rows read in place (transposed first when adj_x). Quant8 is bit-exact
+/// with reference(): the same int32 sums (wrapping alike), the same requantization `q`.
+/// Buffers are kept per thread (no allocation once a thread has run the largest slice).
+template <class S, class Arch>
+void slices_portable(const kernel_io& io, const requant& q) {
+  namespace kc = kernels::conv;
+  constexpr bool quant = !std::is_same_v<S, float>;
+  using T = std::conditional_t<quant, std::uint32_t, float>;  // the GEMM's lanes
+  using tile = kc::gemm_tile<T, Arch>;
+  if (kc::element_count(io.out[0].dims) == 0) return;
+  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
+  kc::packed_panels<T> p = kc::packed_panels<T>::shape(n, 1, depth, tile::nr);
+  thread_local std::vector<T> packed;
+  thread_local std::vector<S> rows;
+  packed.resize(p.size());
+  p.w = std::shared_ptr<const T>(std::shared_ptr<const T>{}, packed.data());  // not owning
+  if (adj_x) rows.resize(m * depth);
+  const auto* x = reinterpret_cast<const S*>(io.in[0].value);
+  const auto* y = reinterpret_cast<const S*>(io.in[1].value);
+  auto* out = reinterpret_cast<S*>(io.out_data[0]);
+  exec::parallel_context* par = m * n * depth >= (std::size_t{1} << 16) ? io.par : nullptr;
+  const std::vector<float> zero_bias(quant ? 0 : p.padded_channels(), 0.0f);
+  std::optional<kc::q8_requant_lanes> rq;
+  if constexpr (quant) {
+    const auto o = io.output<types::qs8>(0);
+    rq.emplace(q, nullptr, n, p.padded_channels(), quant::activation_range(0, o.scale, o.zero_point, -128, 127));
+  }
+  for (std::size_t s = 0; s < slices; ++s) {
+    const S* xs = x + s * xr * xc;
+    const S* ys = y + s * yr * yc;
+    // Weights (n outputs of depth inputs): input1's slice is [n][depth] when adj_y, else [depth][n].
+    if constexpr (quant)
+      kc::pack_panels_into(packed.data(), p, ys, adj_y ? yc : 1, adj_y ? 1 : yc,
+                           kc::minus_zero_point<S>{io.in[1].zero_point});
+    else
+      kc::pack_f32_into(packed.data(), p, ys, adj_y ? yc : 1, adj_y ? 1 : yc);
+    if (adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), depth * sizeof(S),
+                               reinterpret_cast<const std::byte*>(xs), xc * sizeof(S), xr, xc, sizeof(S));
+      xs = rows.data();
+    }
+    S* os = out + s * m * n;
+    if constexpr (quant)
+      kc::gemm_tiles<tile::mr, tile::nr>(m, depth, xs, p.panels, kc::q8_tile<Arch, S>{p, io.in[0].zero_point, *rq, os, n},
+                                         par);
+    else
+      kc::gemm_f32<Arch>(m, xs, p, zero_bias.data(), -std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::infinity(), os, par);
+  }
+}
+
 #if NNHAL_HAVE_X86_KERNELS
 /// Runs pack(p0, p1) over input1's panels, shared between threads when the slice has at
 /// least 2^16 elements (below that, waking a worker costs more than the copy).
@@ -224,6 +281,8 @@ inline types::result<kernel> bind(const bind_context& c) {
 #if NNHAL_HAVE_X86_KERNELS
       if (simd::cpu().avx512) return kernel{slices_f32_avx512};
 #endif
+      if constexpr (!std::is_same_v<xsimd::default_arch, xsimd::unavailable>)
+        return kernel{[](const kernel_io& io) { slices_portable<float, xsimd::default_arch>(io, {}); }};
       return kernel{[](const kernel_io& io) { reference<types::f32>(io, {}); }};
     case OperandType::TENSOR_INT32:
       if constexpr (!std::is_same_v<xsimd::default_arch, xsimd::unavailable>)
@@ -234,6 +293,8 @@ inline types::result<kernel> bind(const bind_context& c) {
 #if NNHAL_HAVE_X86_KERNELS
       if (simd::cpu().avx512_vnni) return kernel{[q](const kernel_io& io) { slices_q8_avx512(io, q); }};
 #endif
+      if constexpr (!std::is_same_v<xsimd::default_arch, xsimd::unavailable>)
+        return kernel{[q](const kernel_io& io) { slices_portable<std::int8_t, xsimd::default_arch>(io, q); }};
       return kernel{[q](const kernel_io& io) { reference<types::qs8>(io, q); }};
     }
     default: return unsupported(c);

@@ -324,16 +324,25 @@ void conv_nhwc_tiles(const geometry& g, const A* in, A pad, std::size_t panels, 
   else rows_fn(0, rows);
 }
 
-/// The same for a GEMM of m rows of k elements at `in` (FULLY_CONNECTED): one tap, a[r]
-/// row `first + r` (the last row repeated past `rows`).
-template <std::size_t MR, class A, class Tile>
-void gemm_tiles(std::size_t m, std::size_t k, const A* in, std::size_t panels, Tile&& tile) {
-  for (std::size_t pn = 0; pn < panels; ++pn)
-    for (std::size_t i0 = 0; i0 < m; i0 += MR) {
-      const A* a[MR];
-      for (std::size_t r = 0; r < MR; ++r) a[r] = in + std::min(i0 + r, m - 1) * k;
-      tile(std::min(MR, m - i0), a, pn, i0);
-    }
+/// The same for a GEMM of m rows of k elements at `in` (FULLY_CONNECTED, BATCH_MATMUL):
+/// one tap, a[r] row `first + r` (the last row repeated past `rows`). Panels are split
+/// across `par` when it has workers and the GEMM has 2^16 products or more.
+template <std::size_t MR, std::size_t NR, class A, class Tile>
+void gemm_tiles(std::size_t m, std::size_t k, const A* in, std::size_t panels, Tile&& tile,
+                exec::parallel_context* par = nullptr) {
+  auto run = [&](std::size_t p0, std::size_t p1) {
+    for (std::size_t pn = p0; pn < p1; ++pn)
+      for (std::size_t i0 = 0; i0 < m; i0 += MR) {
+        const A* a[MR];
+        for (std::size_t r = 0; r < MR; ++r) a[r] = in + std::min(i0 + r, m - 1) * k;
+        tile(std::min(MR, m - i0), a, pn, i0);
+      }
+  };
+  constexpr std::size_t worth_threads = std::size_t{1} << 16;
+  if (par && par->concurrency() > 1 && panels > 1 && m * k * panels * NR >= worth_threads)
+    par->parallel_for(panels, 1, run);
+  else
+    run(0, panels);
 }
 
 /// CONV_2D / GROUPED_CONV_2D float32 in NHWC (conv_nhwc_tiles over micro_f32); `bias`
@@ -355,15 +364,16 @@ void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, cons
 
 /// out[i][j] = act(sum_k in[i][k] * w[j][k] + bias[j]) for i < m: FULLY_CONNECTED.
 template <class Arch>
-void gemm_f32(std::size_t m, const float* in, const packed_f32& p, const float* bias, float lo, float hi, float* out) {
+void gemm_f32(std::size_t m, const float* in, const packed_f32& p, const float* bias, float lo, float hi, float* out,
+              exec::parallel_context* par = nullptr) {
   using tile = f32_tile<Arch>;
-  constexpr std::size_t MR = tile::mr;
+  constexpr std::size_t MR = tile::mr, NR = tile::nr;
   const std::size_t n = p.out_c;
-  gemm_tiles<MR>(m, p.cin, in, p.panels, [&](std::size_t rows, const float* const* a, std::size_t pn, std::size_t i0) {
+  gemm_tiles<MR, NR>(m, p.cin, in, p.panels, [&](std::size_t rows, const float* const* a, std::size_t pn, std::size_t i0) {
     float* outs[MR] = {};
     for (std::size_t r = 0; r < rows; ++r) outs[r] = out + (i0 + r) * n + p.channel(pn);
     micro_f32<Arch>(rows, p.columns(pn), a, 1, p.cin, p.panel(pn), bias + p.channel(pn), lo, hi, outs);
-  });
+  }, par);
 }
 
 /// What the quant8 kernels need per execution, per output channel padded to whole vectors:
@@ -597,7 +607,7 @@ kernel bind_fully_connected_f32(const bind_context& c) {
         padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.padded_channels());
     const float_range r = activation_range_float(io.scalar<std::int32_t>(3));
     gemm_f32<Arch>(io.out[0].dims[0], reinterpret_cast<const float*>(io.in[0].value), p, bias.data(), r.lo, r.hi,
-                   reinterpret_cast<float*>(io.out_data[0]));
+                   reinterpret_cast<float*>(io.out_data[0]), io.par);
   };
 }
 
@@ -664,8 +674,8 @@ kernel bind_fully_connected_q8(const bind_context& c) {
     const q8_requant_lanes rq(q, reinterpret_cast<const std::int32_t*>(io.in[2].value), p.out_c, p.padded_channels(),
                               quant::activation_range(io.scalar<std::int32_t>(3), o.scale, o.zero_point,
                                                       std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
-    gemm_tiles<tile::mr>(io.out[0].dims[0], p.cin, reinterpret_cast<const S*>(io.in[0].value), p.panels,
-                         q8_tile<Arch, S>{p, io.in[0].zero_point, rq, o.data, p.out_c});
+    gemm_tiles<tile::mr, tile::nr>(io.out[0].dims[0], p.cin, reinterpret_cast<const S*>(io.in[0].value), p.panels,
+                         q8_tile<Arch, S>{p, io.in[0].zero_point, rq, o.data, p.out_c}, io.par);
   };
 }
 
