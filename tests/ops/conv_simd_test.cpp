@@ -442,13 +442,13 @@ TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, dep
   if (have_kernels()) fully_connected_cases(0xFCA5u, 40);
 }
 
-TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals reference()") {
-  // Filters 1..5, strides 1..3 (taps that overlap, meet or leave gaps), explicit padding,
-  // channel counts across panel tails, both layouts, every activation and type.
-  if (!have_kernels()) return;
-  std::mt19937 seeds(0x7CA5u);
+/// `count` random TRANSPOSE_CONV_2D cases per type through the bound kernel and
+/// reference(): filters 1..5, strides 1..3 (taps that overlap, meet or leave gaps),
+/// explicit padding, channel counts across panel tails, both layouts, every activation.
+void transpose_cases(std::uint32_t seed0, int count) {
+  std::mt19937 seeds(seed0);
   for (const auto& t : all_types) {
-    for (int n = 0; n < 30; ++n) {
+    for (int n = 0; n < count; ++n) {
       const std::uint32_t seed = seeds();
       rng r(seed);
       geometry_case g{};
@@ -487,6 +487,10 @@ TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals
       check_same(t.in, o, ty::str_cat(t.name, " ", g.describe(), " seed ", seed));
     }
   }
+}
+
+TEST_CASE("TRANSPOSE_CONV_2D: the AVX-512 / VNNI scatter of GEMM products equals reference()") {
+  if (have_kernels()) transpose_cases(0x7CA5u, 30);
 }
 
 /// `count` random BATCH_MATMUL cases per type through the bound kernel and reference():
@@ -531,7 +535,7 @@ TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM and the int32 kernel equal refe
   if (have_kernels()) batch_matmul_cases(0xBAA5u, 40);
 }
 
-TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, GROUPED_CONV_2D, BATCH_MATMUL") {
+TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, GROUPED_CONV_2D, BATCH_MATMUL, TRANSPOSE_CONV_2D") {
   // What CPUs without AVX-512 bind: the packed xsimd GEMM for float32 (float16 widened to
   // it) and quant8, bit-exact for quant8; the xsimd depthwise kernels, float32 and quant8.
   const cpu_limit portable{nnhal::simd::cpu_features{}};
@@ -541,6 +545,7 @@ TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CO
   fully_connected_cases(0x9FCAu, 30);
   grouped_cases(0x96C0u, 10);
   batch_matmul_cases(0xBA9Cu, 24);
+  transpose_cases(0x7C9Au, 16);
 }
 
 TEST_CASE("portable apply_multiplier_lanes equals the scalar apply_multiplier in every lane") {

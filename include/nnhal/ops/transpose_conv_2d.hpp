@@ -2,13 +2,16 @@
 // reference gathers, for each output element, the input pixels whose filter footprint
 // covers it (kernels/conv_common.hpp transpose_loops); AOSP scatters instead, which gives
 // the same int32 sums (quantized: bit-exact) and float sums in another order.
-// On AVX-512 CPUs the optimized kernels scatter too: one GEMM of the input pixels with the
-// filter reordered tap-major (kernels/gemm_avx512.hpp; float32 FMA, quant8 VNNI with int32
-// outputs) gives every pixel's products for every tap, added where each tap lands; quant8
-// then requantizes the int32 sums, bit-exact with reference().
+// The optimized kernels scatter too: one GEMM of the input pixels with the filter
+// reordered tap-major gives every pixel's products for every tap, added where each tap
+// lands; quant8 then requantizes the int32 sums, bit-exact with reference(). The GEMM is
+// kernels/gemm_avx512.hpp's on AVX-512 CPUs (float32 FMA, quant8 VNNI with int32 outputs),
+// else kernels/conv_gemm.hpp's (xsimd, this build's architecture; quant8 in wrapping
+// 32-bit lanes).
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"
+#include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
 #include "nnhal/types/signatures/transpose_conv_2d.hpp"
 
@@ -25,11 +28,9 @@ void reference(const kernel_io& io, const requant& q) {
   kernels::conv::conv_reference<E, F>(io, conv_kind::transpose, contract::slots(io.in), q);
 }
 
-#if NNHAL_HAVE_X86_KERNELS
 namespace detail {
 
 namespace kc = kernels::conv;
-namespace av = kernels::conv::avx512;
 
 /// The filter [out_c][fh][fw][in_c] reordered tap-major: GEMM weights of fh * fw * out_c
 /// outputs (output t * out_c + oc is channel oc of tap t) of in_c inputs each.
@@ -43,42 +44,6 @@ std::vector<T> by_tap(const operand_desc& f) {
   return t;
 }
 
-inline kc::packed_f32 pack_taps(const operand_desc& f) {
-  const std::size_t outs = std::size_t{f.dims[0]} * f.dims[1] * f.dims[2];
-  return kc::pack_f32(by_tap<float>(f).data(), outs, 1, f.dims[3], av::panel_width(outs));
-}
-
-/// The same for quant8 filters (per tensor or per channel; the channel sums are per GEMM
-/// output): the packing's shape, then the packing.
-inline av::packed_q8 taps_shape_q8(const operand_desc& f) {
-  return av::packed_q8::shape(std::size_t{f.dims[0]} * f.dims[1] * f.dims[2], 1, f.dims[3], av::packed_zero_point(f));
-}
-inline av::packed_q8 pack_taps_q8(const operand_desc& f) {
-  const av::packed_q8 shape = taps_shape_q8(f);
-  return av::pack_q8(shape, by_tap<std::uint8_t>(f).data(), shape.cin, 1, f.type == OperandType::TENSOR_QUANT8_ASYMM);
-}
-
-/// dst[i] += src[i] for i < n.
-NNHAL_TARGET_AVX512 inline void add_to(float* dst, const float* src, std::size_t n) noexcept {
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_add_ps(_mm512_loadu_ps(dst + i), _mm512_loadu_ps(src + i)));
-  if (i < n) {
-    const __mmask16 m = av::lanes_mask(n - i);
-    _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_add_ps(m, _mm512_maskz_loadu_ps(m, dst + i), _mm512_maskz_loadu_ps(m, src + i)));
-  }
-}
-/// dst[i] += src[i] for i < n, wrapping.
-NNHAL_TARGET_AVX512 inline void add_to(std::int32_t* dst, const std::int32_t* src, std::size_t n) noexcept {
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    _mm512_storeu_si512(dst + i, _mm512_add_epi32(_mm512_loadu_si512(dst + i), _mm512_loadu_si512(src + i)));
-  if (i < n) {
-    const __mmask16 m = av::lanes_mask(n - i);
-    _mm512_mask_storeu_epi32(dst + i, m,
-                             _mm512_maskz_add_epi32(m, _mm512_maskz_loadu_epi32(m, dst + i), _mm512_maskz_loadu_epi32(m, src + i)));
-  }
-}
-
 /// The NHWC transposed convolution in bands of output rows, one task per band (as many
 /// bands as threads, or one): the band's accumulators are set (`init`), then for blocks of
 /// the input rows whose taps reach the band, `gemm(b, y0, y1, products, par)` writes their
@@ -86,10 +51,11 @@ NNHAL_TARGET_AVX512 inline void add_to(std::int32_t* dst, const std::int32_t* sr
 /// band are added to `acc`; then `finish` turns the band's sums into outputs. Bands are
 /// independent (an input row near a band's edge is multiplied again by its neighbour), so
 /// nothing is shared; with one band the GEMM itself gets the threads.
-/// init(first output pixel, count) / finish(first output pixel, count) take pixels of acc.
-template <class T, class Init, class Gemm, class Finish>
+/// init(first output pixel, count) / finish(first output pixel, count) take pixels of acc;
+/// add(dst, src, n) adds n products to their sums.
+template <class T, class Init, class Gemm, class Finish, class Add>
 void by_output_bands(const kc::geometry& g, T* acc, exec::parallel_context* par, Init&& init, Gemm&& gemm,
-                     Finish&& finish) {
+                     Finish&& finish, Add&& add) {
   const std::size_t oc = g.out_c, cols = std::size_t{g.filter_h} * g.filter_w * oc;
   const std::size_t out_rows = std::size_t{g.batches} * g.out_h;
   const std::size_t threads = par ? par->concurrency() : 1;
@@ -127,7 +93,7 @@ void by_output_bands(const kc::geometry& g, T* acc, exec::parallel_context* par,
                 const std::int64_t ox =
                     static_cast<std::int64_t>(ix) * g.stride_w - g.pad_left + static_cast<std::int64_t>(kx);
                 if (ox < 0 || ox >= g.out_w) continue;
-                add_to(out_row + static_cast<std::size_t>(ox) * oc, prod + kx * oc, oc);
+                add(out_row + static_cast<std::size_t>(ox) * oc, prod + kx * oc, oc);
               }
             }
           }
@@ -146,13 +112,14 @@ void by_output_bands(const kc::geometry& g, T* acc, exec::parallel_context* par,
   }
 }
 
+
 /// NHWC float32: out = act(bias + the scattered products of every input pixel and tap).
-inline void nhwc_f32(const kc::geometry& g, const float* in, const kc::packed_f32& p, const float* bias,
-                     kernels::float_range r, float* out, exec::parallel_context* par) {
+/// gemm(a, m, products, par) writes the products of the m input pixels at `a` (in_c
+/// values each) as [pixel][tap][out_c]; add as by_output_bands'.
+template <class Gemm, class Add>
+void nhwc_f32(const kc::geometry& g, const float* in, const float* bias, kernels::float_range r, float* out,
+              exec::parallel_context* par, Gemm&& gemm, Add&& add) {
   const std::size_t oc = g.out_c;
-  thread_local std::vector<float> zero_bias;  // the caller's; the bands read it through this pointer
-  zero_bias.assign(p.panels * p.nr, 0.0f);
-  const float* const zeros = zero_bias.data();
   constexpr float inf = std::numeric_limits<float>::infinity();
   by_output_bands<float>(
       g, out, par,
@@ -163,13 +130,172 @@ inline void nhwc_f32(const kc::geometry& g, const float* in, const kc::packed_f3
         }
       },
       [&](std::size_t b, std::size_t y0, std::size_t y1, float* products, exec::parallel_context* gpar) {
-        const float* a = in + (b * g.in_h + y0) * g.in_w * g.in_c;
-        av::gemm_f32(av::dense_rows<float>{a, g.in_c}, (y1 - y0) * g.in_w, p, zeros, -inf, inf, products, gpar);
+        gemm(in + (b * g.in_h + y0) * g.in_w * g.in_c, (y1 - y0) * g.in_w, products, gpar);
       },
       [&](std::size_t first, std::size_t n) {
         if (r.lo > -inf || r.hi < inf)
           for (std::size_t i = first * oc; i < (first + n) * oc; ++i) out[i] = kernels::clamp_activation(out[i], r);
-      });
+      },
+      add);
+}
+
+/// The bound float32 kernel: the by_tap filter packed in panels of nr_of(fh * fw *
+/// out_c) channels (at bind when constant, else per execution); gemm(p, a, m, products,
+/// par) is nhwc_f32's with that packing.
+template <class Gemm, class Add>
+kernel bind_f32_with(const bind_context& c, std::size_t (*nr_of)(std::size_t), Gemm gemm, Add add) {
+  auto shape = [nr_of](const operand_desc& f) {
+    const std::size_t outs = std::size_t{f.dims[0]} * f.dims[1] * f.dims[2];
+    return kc::packed_f32::shape(outs, 1, f.dims[3], nr_of(outs));
+  };
+  auto pack = [shape](const operand_desc& f) {
+    const kc::packed_f32 s = shape(f);
+    return kc::pack_f32(by_tap<float>(f).data(), s.out_c, 1, s.cin, s.nr);
+  };
+  std::shared_ptr<const kc::packed_f32> constant;
+  if (kc::constant_weights(c, 4)) constant = kc::packed_constant_f32(c, shape(c.in[1]), [&] { return pack(c.in[1]); });
+  return [constant, pack, gemm, add](const kernel_io& io) {
+    if (kc::element_count(io.out[0].dims) == 0) return;
+    const kc::geometry g = kc::resolve_geometry(io, conv_kind::transpose, contract::slots(io.in));
+    kc::packed_f32 local;
+    const kc::packed_f32& p = kc::prepared_or(constant, local, [&] { return pack(io.in[1]); });
+    const auto* bias = io.in[2].has_value() ? reinterpret_cast<const float*>(io.in[2].value) : nullptr;
+    const kernels::float_range r = kernels::activation_range_float(g.activation);
+    kc::run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
+                    [&](const kc::geometry& gn, const float* x, float* y) {
+                      nhwc_f32(
+                          gn, x, bias, r, y, io.par,
+                          [&](const float* a, std::size_t m, float* products, exec::parallel_context* gpar) {
+                            gemm(p, a, m, products, gpar);
+                          },
+                          add);
+                    });
+  };
+}
+
+/// dst[i] += src[i] for i < n in lanes of `Arch` (wrapping for integers).
+template <class Arch, class T>
+void add_lanes(T* dst, const T* src, std::size_t n) noexcept {
+  using B = xsimd::batch<T, Arch>;
+  std::size_t i = 0;
+  for (; i + B::size <= n; i += B::size) (B::load_unaligned(dst + i) + B::load_unaligned(src + i)).store_unaligned(dst + i);
+  for (; i < n; ++i) dst[i] += src[i];
+}
+
+/// The portable float32 kernel (xsimd, this build's architecture): the GEMM of
+/// kernels/conv_gemm.hpp.
+template <class Arch = xsimd::default_arch>
+kernel bind_f32_portable(const bind_context& c) {
+  return bind_f32_with(
+      c, [](std::size_t) { return kc::f32_tile<Arch>::nr; },
+      [](const kc::packed_f32& p, const float* a, std::size_t m, float* products, exec::parallel_context* par) {
+        thread_local std::vector<float> zeros;  // the caller's; workers read it through the pointer
+        zeros.assign(p.padded_channels(), 0.0f);
+        constexpr float inf = std::numeric_limits<float>::infinity();
+        kc::gemm_f32<Arch>(m, a, p, zeros.data(), -inf, inf, products, par);
+      },
+      [](float* dst, const float* src, std::size_t n) { add_lanes<Arch>(dst, src, n); });
+}
+
+/// The portable quant8 kernel (E: qu8 or qs8; the filter of E's type or per channel):
+/// the by_tap filter packed as (w - zero point) in uint32 lanes, GEMM products of
+/// (x - input zero point) summed in wrapping uint32 lanes (the reference's int32 sums,
+/// modulo 2^32), then requantized per channel (q8_requant_lanes, with the bias):
+/// bit-exact with reference().
+template <types::element E, class Arch = xsimd::default_arch>
+kernel bind_q8_portable(const bind_context& c) {
+  using S = typename E::storage;
+  using tile = kc::gemm_tile<std::uint32_t, Arch>;
+  auto pack = [](const operand_desc& f) {
+    const std::size_t outs = std::size_t{f.dims[0]} * f.dims[1] * f.dims[2], ic = f.dims[3];
+    if (f.type == OperandType::TENSOR_QUANT8_ASYMM)
+      return kc::pack_u32(by_tap<std::uint8_t>(f).data(), outs, 1, ic, tile::nr, f.zero_point);
+    const std::int32_t zw = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
+    return kc::pack_u32(by_tap<std::int8_t>(f).data(), outs, 1, ic, tile::nr, zw);
+  };
+  std::shared_ptr<const kc::packed_u32> constant;
+  if (const operand_desc& f = c.in[1]; kc::constant_weights(c, 4))
+    constant = kc::packed_constant_panels<std::uint32_t>(
+        c, "u32", kc::packed_u32::shape(std::size_t{f.dims[0]} * f.dims[1] * f.dims[2], 1, f.dims[3], tile::nr),
+        [&] { return pack(f); });
+  return [constant, pack, q = kc::make_requant(c.in[0], c.in[1], c.out[0])](const kernel_io& io) {
+    if (kc::element_count(io.out[0].dims) == 0) return;
+    const kc::geometry g = kc::resolve_geometry(io, conv_kind::transpose, contract::slots(io.in));
+    kc::packed_u32 local;
+    const kc::packed_u32& p = kc::prepared_or(constant, local, [&] { return pack(io.in[1]); });
+    const auto o = io.output<E>(0);
+    const std::size_t oc = g.out_c, lanes = tile::lanes;
+    const auto* bias = io.in[2].has_value() ? reinterpret_cast<const std::int32_t*>(io.in[2].value) : nullptr;
+    const kc::q8_requant_lanes rq(q, bias, oc, (oc + lanes - 1) / lanes * lanes,
+                                  quant::activation_range(g.activation, o.scale, o.zero_point,
+                                                          std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
+    const std::int32_t zx = io.in[0].zero_point;
+    kc::run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const kc::geometry& gn, const S* in, S* out) {
+      thread_local std::vector<std::uint32_t> acc;  // the caller's; the bands write it through the pointer
+      acc.resize(std::size_t{gn.batches} * gn.out_h * gn.out_w * oc);
+      std::uint32_t* sums = acc.data();
+      by_output_bands<std::uint32_t>(
+          gn, sums, io.par, [&](std::size_t first, std::size_t n) { std::fill_n(sums + first * oc, n * oc, 0u); },
+          [&](std::size_t b, std::size_t y0, std::size_t y1, std::uint32_t* products, exec::parallel_context* gpar) {
+            const S* a = in + (b * gn.in_h + y0) * gn.in_w * gn.in_c;
+            kc::gemm_tiles<tile::mr, tile::nr>(
+                (y1 - y0) * gn.in_w, gn.in_c, a, p.panels,
+                [&](std::size_t rows, const S* const* ap, std::size_t pn, std::size_t first) {
+                  typename tile::batch r[tile::mr][2];
+                  kc::tile_sums<Arch>(ap, 1, p.cin, p.panel(pn), kc::minus_zero_point<S>{zx}, r);
+                  alignas(64) std::uint32_t v[tile::nr];
+                  for (std::size_t m = 0; m < rows; ++m) {
+                    r[m][0].store_aligned(v);
+                    r[m][1].store_aligned(v + tile::lanes);
+                    std::copy_n(v, p.columns(pn), products + (first + m) * p.out_c + p.channel(pn));
+                  }
+                },
+                gpar);
+          },
+          [&](std::size_t first, std::size_t n) {
+            for (std::size_t i = first; i < first + n; ++i) rq.store_all<Arch>(sums + i * oc, oc, out + i * oc);
+          },
+          [](std::uint32_t* dst, const std::uint32_t* src, std::size_t n) { add_lanes<Arch>(dst, src, n); });
+    });
+  };
+}
+
+}  // namespace detail
+
+#if NNHAL_HAVE_X86_KERNELS
+namespace detail {
+
+namespace av = kernels::conv::avx512;
+
+/// The by_tap quant8 filter (per tensor or per channel; the channel sums are per GEMM
+/// output) packed for the VNNI GEMM: the packing's shape, then the packing.
+inline av::packed_q8 taps_shape_q8(const operand_desc& f) {
+  return av::packed_q8::shape(std::size_t{f.dims[0]} * f.dims[1] * f.dims[2], 1, f.dims[3], av::packed_zero_point(f));
+}
+inline av::packed_q8 pack_taps_q8(const operand_desc& f) {
+  const av::packed_q8 shape = taps_shape_q8(f);
+  return av::pack_q8(shape, by_tap<std::uint8_t>(f).data(), shape.cin, 1, f.type == OperandType::TENSOR_QUANT8_ASYMM);
+}
+
+/// dst[i] += src[i] for i < n.
+NNHAL_TARGET_AVX512 inline void add_to(float* dst, const float* src, std::size_t n) noexcept {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_add_ps(_mm512_loadu_ps(dst + i), _mm512_loadu_ps(src + i)));
+  if (i < n) {
+    const __mmask16 m = av::lanes_mask(n - i);
+    _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_add_ps(m, _mm512_maskz_loadu_ps(m, dst + i), _mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+/// dst[i] += src[i] for i < n, wrapping.
+NNHAL_TARGET_AVX512 inline void add_to(std::int32_t* dst, const std::int32_t* src, std::size_t n) noexcept {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_si512(dst + i, _mm512_add_epi32(_mm512_loadu_si512(dst + i), _mm512_loadu_si512(src + i)));
+  if (i < n) {
+    const __mmask16 m = av::lanes_mask(n - i);
+    _mm512_mask_storeu_epi32(dst + i, m,
+                             _mm512_maskz_add_epi32(m, _mm512_maskz_loadu_epi32(m, dst + i), _mm512_maskz_loadu_epi32(m, src + i)));
+  }
 }
 
 /// NHWC quant8 (S: the storage type): int32 sums of bias and the scattered zero-point-
@@ -198,27 +324,8 @@ void nhwc_q8(const kc::geometry& g, const S* in, const av::packed_q8& p, const s
       },
       [&](std::size_t first, std::size_t n) {
         av::requantize_channels(sums + first * oc, n, oc, eo, out + first * oc);
-      });
-}
-
-/// The bound float32 kernel: the filter packed at bind when constant, else per execution.
-inline kernel bind_f32(const bind_context& c) {
-  std::shared_ptr<const kc::packed_f32> constant;
-  if (const operand_desc& f = c.in[1]; f.has_value() && f.dims.size() == 4 && f.dims_known()) {
-    const std::size_t outs = std::size_t{f.dims[0]} * f.dims[1] * f.dims[2];
-    constant = kc::packed_constant_f32(c, kc::packed_f32::shape(outs, 1, f.dims[3], av::panel_width(outs)),
-                                       [&] { return pack_taps(f); });
-  }
-  return [constant](const kernel_io& io) {
-    if (kc::element_count(io.out[0].dims) == 0) return;
-    const kc::geometry g = kc::resolve_geometry(io, conv_kind::transpose, contract::slots(io.in));
-    kc::packed_f32 local;
-    const kc::packed_f32& p = kc::prepared_or(constant, local, [&] { return pack_taps(io.in[1]); });
-    const auto* bias = io.in[2].has_value() ? reinterpret_cast<const float*>(io.in[2].value) : nullptr;
-    const kernels::float_range r = kernels::activation_range_float(g.activation);
-    kc::run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
-                    [&](const kc::geometry& gn, const float* x, float* y) { nhwc_f32(gn, x, p, bias, r, y, io.par); });
-  };
+      },
+      [](std::int32_t* dst, const std::int32_t* src, std::size_t n) { add_to(dst, src, n); });
 }
 
 /// The bound quant8 kernel (E: qu8 or qs8; the filter of E's type or per channel).
@@ -258,12 +365,28 @@ kernel bind_q8(const bind_context& c) {
 inline types::result<kernel> bind(const bind_context& c) {
   if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
 #if NNHAL_HAVE_X86_KERNELS
-  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && simd::cpu().avx512) return detail::bind_f32(c);
+  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && simd::cpu().avx512)
+    return detail::bind_f32_with(
+        c, &kernels::conv::avx512::panel_width,
+        [](const kernels::conv::packed_f32& p, const float* a, std::size_t m, float* products,
+           exec::parallel_context* par) {
+          thread_local std::vector<float> zeros;  // the caller's; workers read it through the pointer
+          zeros.assign(p.padded_channels(), 0.0f);
+          constexpr float inf = std::numeric_limits<float>::infinity();
+          kernels::conv::avx512::gemm_f32(kernels::conv::avx512::dense_rows<float>{a, p.cin}, m, p, zeros.data(), -inf,
+                                          inf, products, par);
+        },
+        [](float* dst, const float* src, std::size_t n) { detail::add_to(dst, src, n); });
   if (simd::cpu().avx512_vnni && (c.in[1].type == c.in[0].type || c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)) {
     if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM) return detail::bind_q8<types::qu8>(c);
     if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return detail::bind_q8<types::qs8>(c);
   }
 #endif
+  if (c.in[0].type == OperandType::TENSOR_FLOAT32) return detail::bind_f32_portable(c);
+  if (kernels::conv::q8_filter(c)) {
+    if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM) return detail::bind_q8_portable<types::qu8>(c);
+    if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return detail::bind_q8_portable<types::qs8>(c);
+  }
   return kernels::conv::bind_by_type(c, [&c]<class E, class F>() -> types::result<kernel> {
     requant q;
     if constexpr (types::quantized_element<E>) q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);

@@ -410,6 +410,33 @@ struct q8_requant_lanes {
                 I(zp);
     return xsimd::min(xsimd::max(v, I(lo)), I(hi));
   }
+
+  /// The outputs of channels [c, c + lanes) from their sums `acc`, stored at out[0, lanes).
+  template <class Arch, class S>
+  void store(std::size_t c, const xsimd::batch<std::uint32_t, Arch>& acc, S* out) const noexcept {
+    constexpr std::size_t L = xsimd::batch<std::uint32_t, Arch>::size;
+    alignas(64) std::int32_t v[L];
+    if (any_left) lanes<true, Arch>(c, acc).store_aligned(v);
+    else lanes<false, Arch>(c, acc).store_aligned(v);
+    for (std::size_t j = 0; j < L; ++j) out[j] = static_cast<S>(v[j]);
+  }
+
+  /// The output of channel c from its sum `acc`, one value (scalar apply_multiplier).
+  std::int32_t one(std::size_t c, std::uint32_t acc) const noexcept {
+    const auto sum = static_cast<std::int32_t>(acc + static_cast<std::uint32_t>(bias[c]));
+    const quant::fixed_multiplier m{mantissa[c], left[c] - right[c]};
+    return std::clamp(wrap_add(quant::apply_multiplier(sum, m), zp), lo, hi);
+  }
+
+  /// out[c] = the outputs of channels [0, n) from their sums acc[c]: whole vectors
+  /// of lanes, then one at a time (the lanes cover n rounded up to whole vectors).
+  template <class Arch, class S>
+  void store_all(const std::uint32_t* acc, std::size_t n, S* out) const noexcept {
+    using U = xsimd::batch<std::uint32_t, Arch>;
+    std::size_t c = 0;
+    for (; c + U::size <= n; c += U::size) store<Arch>(c, U::load_unaligned(acc + c), out + c);
+    for (; c < n; ++c) out[c] = static_cast<S>(one(c, acc[c]));
+  }
 };
 
 /// The quant8 tile for storage S: the sums of (x - input zero point) * (w - weight zero
@@ -728,22 +755,9 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
       thread_local std::vector<std::uint32_t> x;
       x.resize(std::size_t{gn.batches} * gn.in_h * gn.in_w * gn.in_c);
       std::transform(in, in + x.size(), x.begin(), minus_zero_point<S>{zx});
-      auto full = [&]<bool Left>(std::size_t at, std::size_t ch, U acc) {
-        alignas(64) std::int32_t v[L];
-        rq.lanes<Left, Arch>(ch, acc).store_aligned(v);
-        for (std::size_t j = 0; j < L; ++j) out[at + ch + j] = static_cast<S>(v[j]);
-      };
       depthwise_nhwc_sums<Arch>(
-          gn, x.data(), w.data(), io.par,
-          [&](std::size_t at, std::size_t ch, U acc) {
-            if (rq.any_left) full.template operator()<true>(at, ch, acc);
-            else full.template operator()<false>(at, ch, acc);
-          },
-          [&](std::size_t at, std::size_t ch, std::uint32_t acc) {
-            const std::int32_t sum = static_cast<std::int32_t>(acc + static_cast<std::uint32_t>(rq.bias[ch]));
-            const std::int32_t v = wrap_add(quant::apply_multiplier(sum, q.at(ch)), rq.zp);
-            out[at + ch] = static_cast<S>(std::clamp(v, rq.lo, rq.hi));
-          });
+          gn, x.data(), w.data(), io.par, [&](std::size_t at, std::size_t ch, U acc) { rq.store<Arch>(ch, acc, out + at + ch); },
+          [&](std::size_t at, std::size_t ch, std::uint32_t acc) { out[at + ch] = static_cast<S>(rq.one(ch, acc)); });
     });
   };
 }
