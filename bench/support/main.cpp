@@ -3,11 +3,16 @@
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
+#include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
+#include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/simd/cpu.hpp"
 #include "support/machine.hpp"
 
@@ -92,11 +97,27 @@ const machine_peaks& peaks() {
 int main(int argc, char** argv) {
   // --nnhal_portable: nnhal binds the kernels of a CPU without AVX-512 (the xsimd ones,
   // for this build's -m flags), to measure what such machines get.
+  // --nnhal_streaming_bytes=N: outputs of N bytes or more are written with streaming
+  // stores (ops::streaming_output_bytes, a tuning knob).
   bool portable = false;
   int kept = 1;
+  constexpr std::string_view streaming = "--nnhal_streaming_bytes=";
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--nnhal_portable") == 0) portable = true;
-    else argv[kept++] = argv[i];
+    const std::string_view arg = argv[i];
+    if (arg == "--nnhal_portable") {
+      portable = true;
+    } else if (arg.starts_with(streaming)) {
+      std::size_t bytes = 0;
+      const auto digits = arg.substr(streaming.size());
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bytes);
+      if (ec != std::errc{} || end != digits.data() + digits.size()) {
+        std::fprintf(stderr, "%s: not a byte count\n", argv[i]);
+        return 1;
+      }
+      nnhal::ops::streaming_output_bytes.store(bytes);
+    } else {
+      argv[kept++] = argv[i];
+    }
   }
   argc = kept;
   if (portable) nnhal::simd::allow_only(nnhal::simd::cpu_features{});
