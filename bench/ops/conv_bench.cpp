@@ -1,11 +1,11 @@
-// Convolution family on the MobileNet v1 1.0-224 layer shapes at batch 1: nnhal next to
+// Convolution family on the MobileNet v1 1.0-224 layer shapes (and two grouped convolutions) at batch 1: nnhal next to
 // XNNPACK and oneDNN in the same run, on one thread and on all cores (/cores:N, wall time;
 // each library gets N threads: nnhal a pool_context, XNNPACK a pthreadpool, oneDNN OpenMP). Each result reports GFLOP/s (GOP/s
 // for quant8: 2 ops per multiply-add) and the fraction of this core's measured peak (FMA
 // for float32, vpdpbusd for quant8) as counters.
 // Names: conv/<op>/<dtype>/<shape>/<impl>, op in {conv_2d, depthwise_conv_2d,
-// fully_connected, batch_matmul, transpose_conv_2d}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
-// per-channel filters), impl in {nnhal, xnnpack, onednn}. float16 (float32 arithmetic, its
+// grouped_conv_2d, fully_connected, batch_matmul, transpose_conv_2d}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
+// per-channel filters), impl in {nnhal, xnnpack, onednn, reference} (oneDNN: not for grouped_conv_2d). float16 (float32 arithmetic, its
 // peak the FMA one) runs no oneDNN column: oneDNN computes float16 convolutions only on
 // CPUs with AVX512-FP16. oneDNN has no unsigned filters:
 // its qu8 column runs u8 activations with s8 filters. GFLOP/s of an all-cores run are
@@ -25,6 +25,7 @@
 #include "nnhal/exec/parallel.hpp"
 #include "nnhal/exec/scheduler.hpp"
 #include "nnhal/ops/families/conv.hpp"
+#include "nnhal/ops/grouped_conv_2d.hpp"
 #include "support/buffer.hpp"
 #include "support/machine.hpp"
 
@@ -62,21 +63,28 @@ OperandType filter_type(dtype d) {
   return d == dtype::qc8 ? OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL : act_type(d);
 }
 
-/// One MobileNet v1 layer (NHWC, batch 1). Padding: top, left, bottom, right.
+/// One MobileNet v1 layer, or a grouped convolution (NHWC, batch 1). Padding: top, left,
+/// bottom, right.
 struct layer {
   const char* shape;
   OperationType op;
   std::uint32_t h, w, cin, cout, k, stride;
   std::array<std::uint32_t, 4> pad;
+  std::uint32_t groups = 1;  // GROUPED_CONV_2D
   std::uint32_t out_h() const { return (h + pad[0] + pad[2] - k) / stride + 1; }
   std::uint32_t out_w() const { return (w + pad[1] + pad[3] - k) / stride + 1; }
   bool depthwise() const { return op == OperationType::DEPTHWISE_CONV_2D; }
+  bool grouped() const { return op == OperationType::GROUPED_CONV_2D; }
+  std::uint32_t filter_depth() const { return depthwise() ? 1 : cin / groups; }
   double ops() const {  // 2 per multiply-add
-    const double taps = static_cast<double>(k) * k * (depthwise() ? 1 : cin);
+    const double taps = static_cast<double>(k) * k * filter_depth();
     return 2.0 * out_h() * out_w() * cout * taps;
   }
   const char* op_name() const {
-    return op == OperationType::CONV_2D ? "conv_2d" : depthwise() ? "depthwise_conv_2d" : "fully_connected";
+    return op == OperationType::CONV_2D ? "conv_2d"
+           : depthwise()                ? "depthwise_conv_2d"
+           : grouped()                  ? "grouped_conv_2d"
+                                        : "fully_connected";
   }
 };
 
@@ -97,6 +105,10 @@ const layer layers[] = {
     {"14x14x512_k3s2", OperationType::DEPTHWISE_CONV_2D, 14, 14, 512, 512, 3, 2, {0, 0, 1, 1}},
     {"7x7x1024_k3s1", OperationType::DEPTHWISE_CONV_2D, 7, 7, 1024, 1024, 3, 1, {1, 1, 1, 1}},
     {"1x1024_1001", OperationType::FULLY_CONNECTED, 1, 1, 1024, 1001, 1, 1, {0, 0, 0, 0}},
+    // Grouped: a ShuffleNet v1 (3 groups) pointwise layer and a ResNeXt-50 3x3 (32 groups
+    // of 4 channels).
+    {"28x28x240_k1_240_g3", OperationType::GROUPED_CONV_2D, 28, 28, 240, 240, 1, 1, {0, 0, 0, 0}, 3},
+    {"56x56x128_k3_128_g32", OperationType::GROUPED_CONV_2D, 56, 56, 128, 128, 3, 1, {1, 1, 1, 1}, 32},
 };
 
 // Quantization of every case: activations in [-4, 4) (scale 1/32), filters scale 1/64
@@ -105,7 +117,7 @@ constexpr float in_scale = 1.0f / 32, w_scale = 1.0f / 64;
 std::int32_t in_zp(dtype d) { return d == dtype::qu8 ? 128 : 0; }
 std::int32_t w_zp(dtype d) { return d == dtype::qu8 ? 120 : d == dtype::qs8 ? -3 : 0; }
 float out_scale(const layer& l) {
-  const double k = static_cast<double>(l.k) * l.k * (l.depthwise() ? 1 : l.cin);
+  const double k = static_cast<double>(l.k) * l.k * l.filter_depth();
   return static_cast<float>(in_scale * w_scale * 40.0 * std::sqrt(k));
 }
 std::vector<float> channel_scales(std::uint32_t n) {
@@ -131,7 +143,7 @@ case_data make_data(const layer& l, dtype d) {
   std::mt19937 rng(7);
   case_data c;
   const std::size_t n_in = std::size_t{l.h} * l.w * l.cin;
-  const std::size_t n_w = std::size_t{l.cout} * l.k * l.k * (l.depthwise() ? 1 : l.cin);
+  const std::size_t n_w = std::size_t{l.cout} * l.k * l.k * l.filter_depth();
   const std::size_t n_out = std::size_t{l.out_h()} * l.out_w() * l.cout;
   std::uniform_int_distribution<int> byte(0, 255), bias(-2000, 2000);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
@@ -183,7 +195,8 @@ void run_kernel(benchmark::State& state, const ops::kernel& k, const std::vector
 
 // --- nnhal -------------------------------------------------------------------------------
 
-void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
+/// nnhal's bound kernel, or (`reference`, GROUPED_CONV_2D only) its reference().
+void nnhal_or_reference(benchmark::State& state, layer l, dtype d, std::size_t cores, bool reference) {
   case_data c = make_data(l, d);
   const bool q = d != dtype::f32 && d != dtype::f16;
   const bool fc = l.op == OperationType::FULLY_CONNECTED;
@@ -192,7 +205,7 @@ void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
   const std::vector<std::uint32_t> w_dims =
       fc ? std::vector<std::uint32_t>{l.cout, l.cin}
          : l.depthwise() ? std::vector<std::uint32_t>{1, l.k, l.k, l.cout}
-                         : std::vector<std::uint32_t>{l.cout, l.k, l.k, l.cin};
+                         : std::vector<std::uint32_t>{l.cout, l.k, l.k, l.filter_depth()};
   const std::vector<std::uint32_t> b_dims{l.cout};
   const std::vector<std::uint32_t> out_dims = fc ? std::vector<std::uint32_t>{1, l.cout}
                                                  : std::vector<std::uint32_t>{1, l.out_h(), l.out_w(), l.cout};
@@ -215,8 +228,10 @@ void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
                static_cast<std::int32_t>(l.pad[0]), static_cast<std::int32_t>(l.pad[2]),
                static_cast<std::int32_t>(l.stride), static_cast<std::int32_t>(l.stride)};
     if (l.depthwise()) scalars.push_back(1);  // depth_multiplier
-    scalars.push_back(3);                     // RELU6
+    if (l.grouped()) scalars.push_back(static_cast<std::int32_t>(l.groups));
+    scalars.push_back(3);  // RELU6
   }
+  const std::uint8_t nhwc = 0;  // GROUPED_CONV_2D's layout operand
   std::vector<types::sig::operand_desc> in;
   const float ws = d == dtype::qc8 ? 0.0f : (q ? w_scale : 0.0f);
   if (q) {
@@ -235,6 +250,7 @@ void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     in.push_back(tensor(act_type(d), b_dims, 0, 0, c.bias_f.data(), 4 * c.bias_f.size()));
   }
   for (const auto& s : scalars) in.push_back(tensor(OperandType::INT32, {}, 0, 0, &s, 4));
+  if (l.grouped()) in.push_back(tensor(OperandType::BOOL, {}, 0, 0, &nhwc, 1));
   std::vector<types::sig::operand_desc> out{
       tensor(act_type(d), out_dims, q ? out_scale(l) : 0.0f, q ? in_zp(d) : 0, nullptr, 0)};
   types::Operation op;
@@ -245,12 +261,30 @@ void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     state.SkipWithError(bound.err().message.c_str());
     return;
   }
+  if (reference) {
+    namespace g = ops::grouped_conv_2d;
+    const ops::kernels::conv::requant rq =
+        q ? ops::kernels::conv::make_requant(in[0], in[1], out[0]) : ops::kernels::conv::requant{};
+    switch (d) {
+      case dtype::f32: *bound = [](const ops::kernel_io& io) { g::reference<types::f32, types::f32>(io, {}); }; break;
+      case dtype::f16: *bound = [](const ops::kernel_io& io) { g::reference<types::f16, types::f16>(io, {}); }; break;
+      case dtype::qu8: *bound = [rq](const ops::kernel_io& io) { g::reference<types::qu8, types::qu8>(io, rq); }; break;
+      case dtype::qs8: *bound = [rq](const ops::kernel_io& io) { g::reference<types::qs8, types::qs8>(io, rq); }; break;
+      case dtype::qc8: *bound = [rq](const ops::kernel_io& io) { g::reference<types::qs8, types::qc8>(io, rq); }; break;
+    }
+  }
   std::array<std::byte*, 1> data{q                 ? reinterpret_cast<std::byte*>(c.output.data())
                                  : d == dtype::f16 ? reinterpret_cast<std::byte*>(c.output_h.data())
                                                    : reinterpret_cast<std::byte*>(c.output_f.data())};
   const ops::kernel k = std::move(*bound);
   run_kernel(state, k, in, out, data, cores);
   report(state, l, d);
+}
+void nnhal_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
+  nnhal_or_reference(state, l, d, cores, false);
+}
+void reference_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
+  nnhal_or_reference(state, l, d, cores, true);
 }
 
 // --- XNNPACK -----------------------------------------------------------------------------
@@ -264,8 +298,8 @@ void xnnpack_case(benchmark::State& state, layer l, dtype d, std::size_t cores) 
   }
   case_data c = make_data(l, d);
   const bool fc = l.op == OperationType::FULLY_CONNECTED, dw = l.depthwise();
-  const std::uint32_t groups = dw ? l.cout : 1;
-  const std::size_t gin = dw ? 1 : l.cin, gout = dw ? 1 : l.cout;
+  const std::uint32_t groups = dw ? l.cout : l.groups;
+  const std::size_t gin = dw ? 1 : l.cin / l.groups, gout = dw ? 1 : l.cout / l.groups;
   const std::uint32_t flags = dw ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0;
   const auto [pt, pl, pb, pr] = l.pad;
   xnn_operator_t o = nullptr;
@@ -750,8 +784,9 @@ int register_all() {
         reg("xnnpack", xnnpack_case);
 #endif
 #if NNHAL_BENCH_ONEDNN
-        if (d != dtype::f16) reg("onednn", onednn_case);
+        if (d != dtype::f16 && !l.grouped()) reg("onednn", onednn_case);
 #endif
+        if (l.grouped() && cores == 1) reg("reference", reference_case);
       }
     }
   register_matmul();
