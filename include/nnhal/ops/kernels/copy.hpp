@@ -375,6 +375,24 @@ NNHAL_TARGET_AVX512_VBMI inline void transpose_8x64_x8(std::byte* dst, std::size
 }
 #endif
 
+/// One plane [rows, cols] of elements of `es` bytes (N: es known at compile time, 0: not)
+/// to [cols, rows], element by element (for elements too large for transpose_tiles). The
+/// longer side is the outer loop: the short side's few streams are each read or written
+/// in order and every line is touched once (the other order would pass over the whole
+/// plane once per element of the short side).
+template <std::size_t N>
+void transpose_elements(std::byte* dst, std::size_t ds, const std::byte* src, std::size_t ss, std::size_t rows,
+                        std::size_t cols, std::size_t es) noexcept {
+  auto copy = [&](std::size_t r, std::size_t c) { std::memcpy(dst + c * ds + r * es, src + r * ss + c * es, N ? N : es); };
+  if (rows >= cols) {
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) copy(r, c);
+  } else {
+    for (std::size_t c = 0; c < cols; ++c)
+      for (std::size_t r = 0; r < rows; ++r) copy(r, c);
+  }
+}
+
 // One plane [rows, cols] (src rows `ss` bytes apart) to [cols, rows] (dst rows `ds` bytes
 // apart): by the AVX-512 kernels in 16 x 16 blocks of 4-byte elements, 16 x 32 of 2-byte
 // ones or 8 x 64 of bytes when the CPU has them, otherwise by transpose_region.
@@ -514,9 +532,10 @@ class plane_transpose {
       case 2: return detail::transpose_tiles<2>(dst, ds_, src, ss_, rows_, cols_);
       case 4: return detail::transpose_tiles<4>(dst, ds_, src, ss_, rows_, cols_);
       case 8: return detail::transpose_tiles<8>(dst, ds_, src, ss_, rows_, cols_);
-      default:
-        for (std::size_t c = 0; c < cols_; ++c)
-          for (std::size_t r = 0; r < rows_; ++r) std::memcpy(dst + c * ds_ + r * es_, src + r * ss_ + c * es_, es_);
+      case 16: return detail::transpose_elements<16>(dst, ds_, src, ss_, rows_, cols_, es_);
+      case 32: return detail::transpose_elements<32>(dst, ds_, src, ss_, rows_, cols_, es_);
+      case 64: return detail::transpose_elements<64>(dst, ds_, src, ss_, rows_, cols_, es_);
+      default: return detail::transpose_elements<0>(dst, ds_, src, ss_, rows_, cols_, es_);
     }
   }
 
