@@ -140,7 +140,8 @@ void slices_i32(const kernel_io& io) {
 /// slice by slice: input1's slice packed as the weights (quant8: as w - input1's zero
 /// point), input0's rows read in place (transposed first when adj_x). Quant8 is bit-exact
 /// with reference(): the same int32 sums (wrapping alike), the same requantization `q`.
-/// Buffers are kept per thread (no allocation once a thread has run the largest slice).
+/// The packing and transpose buffers are kept per thread (the bias and requantization
+/// vectors, a few per output column, are made per execution).
 template <class S, class Arch>
 void slices_portable(const kernel_io& io, const requant& q) {
   namespace kc = kernels::conv;

@@ -86,10 +86,6 @@ inline void group_operands(std::span<const operand_desc> in, std::size_t groups_
   }
 }
 
-/// GROUPED_CONV_2D with a constant num_groups above 1 and a constant layout as one
-/// CONV_2D per group, each bound here by conv_2d::bind (the CPU's fastest: on AVX-512 the
-/// packed GEMM, filters packed once per group), each run on its group's channels made a
-/// dense tensor. nullopt when a group's bind fails.
 /// The groups' CONV_2D kernels (bind_per_group); null when one's bind fails.
 inline std::shared_ptr<std::vector<group_part>> bind_parts(const bind_context& c, std::size_t groups, bool nchw,
                                                            std::size_t gslot) {
@@ -129,6 +125,10 @@ inline std::shared_ptr<std::vector<group_part>> bind_parts(const bind_context& c
   return parts;
 }
 
+/// GROUPED_CONV_2D with a constant num_groups above 1 and a constant layout as one
+/// CONV_2D per group, each bound here by conv_2d::bind (the CPU's fastest: on AVX-512 the
+/// packed GEMM, filters packed once per group), each run on its group's channels made a
+/// dense tensor. nullopt when a group's bind fails.
 inline std::optional<kernel> bind_per_group(const bind_context& c, std::size_t groups, bool nchw) {
   const auto gslot = static_cast<std::size_t>(contract::slots(c.in).extra);
   auto parts = bind_parts(c, groups, nchw, gslot);

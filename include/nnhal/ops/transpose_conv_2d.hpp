@@ -173,6 +173,14 @@ kernel bind_f32_with(const bind_context& c, std::size_t (*nr_of)(std::size_t), G
   };
 }
 
+/// Zeros for the bias of a GEMM packed as p (its padded channels), in a buffer kept per
+/// thread: the caller's, which the GEMM's workers read through the pointer.
+inline const float* zero_bias(const kc::packed_f32& p) {
+  thread_local std::vector<float> zeros;
+  zeros.assign(p.padded_channels(), 0.0f);
+  return zeros.data();
+}
+
 /// dst[i] += src[i] for i < n in lanes of `Arch` (wrapping for integers).
 template <class Arch, class T>
 void add_lanes(T* dst, const T* src, std::size_t n) noexcept {
@@ -189,10 +197,8 @@ kernel bind_f32_portable(const bind_context& c) {
   return bind_f32_with(
       c, [](std::size_t) { return kc::f32_tile<Arch>::nr; },
       [](const kc::packed_f32& p, const float* a, std::size_t m, float* products, exec::parallel_context* par) {
-        thread_local std::vector<float> zeros;  // the caller's; workers read it through the pointer
-        zeros.assign(p.padded_channels(), 0.0f);
         constexpr float inf = std::numeric_limits<float>::infinity();
-        kc::gemm_f32<Arch>(m, a, p, zeros.data(), -inf, inf, products, par);
+        kc::gemm_f32<Arch>(m, a, p, zero_bias(p), -inf, inf, products, par);
       },
       [](float* dst, const float* src, std::size_t n) { add_lanes<Arch>(dst, src, n); });
 }
@@ -206,18 +212,16 @@ template <types::element E, class Arch = xsimd::default_arch>
 kernel bind_q8_portable(const bind_context& c) {
   using S = typename E::storage;
   using tile = kc::gemm_tile<std::uint32_t, Arch>;
-  auto pack = [](const operand_desc& f) {
-    const std::size_t outs = std::size_t{f.dims[0]} * f.dims[1] * f.dims[2], ic = f.dims[3];
-    if (f.type == OperandType::TENSOR_QUANT8_ASYMM)
-      return kc::pack_u32(by_tap<std::uint8_t>(f).data(), outs, 1, ic, tile::nr, f.zero_point);
-    const std::int32_t zw = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
-    return kc::pack_u32(by_tap<std::int8_t>(f).data(), outs, 1, ic, tile::nr, zw);
+  auto shape = [](const operand_desc& f) {
+    return kc::packed_u32::shape(std::size_t{f.dims[0]} * f.dims[1] * f.dims[2], 1, f.dims[3], tile::nr);
+  };
+  auto pack = [shape](const operand_desc& f) {
+    const std::vector<std::uint8_t> taps = by_tap<std::uint8_t>(f);  // bytes: u8 or s8 alike
+    return kc::pack_q8_values(f, reinterpret_cast<const std::byte*>(taps.data()), shape(f));
   };
   std::shared_ptr<const kc::packed_u32> constant;
-  if (const operand_desc& f = c.in[1]; kc::constant_weights(c, 4))
-    constant = kc::packed_constant_panels<std::uint32_t>(
-        c, "u32", kc::packed_u32::shape(std::size_t{f.dims[0]} * f.dims[1] * f.dims[2], 1, f.dims[3], tile::nr),
-        [&] { return pack(f); });
+  if (kc::constant_weights(c, 4))
+    constant = kc::packed_constant_panels<std::uint32_t>(c, "u32", shape(c.in[1]), [&] { return pack(c.in[1]); });
   return [constant, pack, q = kc::make_requant(c.in[0], c.in[1], c.out[0])](const kernel_io& io) {
     if (kc::element_count(io.out[0].dims) == 0) return;
     const kc::geometry g = kc::resolve_geometry(io, conv_kind::transpose, contract::slots(io.in));
@@ -370,14 +374,12 @@ inline types::result<kernel> bind(const bind_context& c) {
         c, &kernels::conv::avx512::panel_width,
         [](const kernels::conv::packed_f32& p, const float* a, std::size_t m, float* products,
            exec::parallel_context* par) {
-          thread_local std::vector<float> zeros;  // the caller's; workers read it through the pointer
-          zeros.assign(p.padded_channels(), 0.0f);
           constexpr float inf = std::numeric_limits<float>::infinity();
-          kernels::conv::avx512::gemm_f32(kernels::conv::avx512::dense_rows<float>{a, p.cin}, m, p, zeros.data(), -inf,
-                                          inf, products, par);
+          kernels::conv::avx512::gemm_f32(kernels::conv::avx512::dense_rows<float>{a, p.cin}, m, p,
+                                          detail::zero_bias(p), -inf, inf, products, par);
         },
         [](float* dst, const float* src, std::size_t n) { detail::add_to(dst, src, n); });
-  if (simd::cpu().avx512_vnni && (c.in[1].type == c.in[0].type || c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)) {
+  if (simd::cpu().avx512_vnni && kernels::conv::q8_filter(c)) {
     if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM) return detail::bind_q8<types::qu8>(c);
     if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return detail::bind_q8<types::qs8>(c);
   }

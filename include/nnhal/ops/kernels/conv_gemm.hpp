@@ -64,9 +64,8 @@ struct packed_panels {
   /// The output channel of panel pn's first column, and how many of its columns are real.
   std::size_t channel(std::size_t pn) const noexcept { return pn / panels * out_c + pn % panels * nr; }
   std::size_t columns(std::size_t pn) const noexcept { return std::min(nr, out_c - pn % panels * nr); }
-  /// Output channels (all groups), and the length of per-channel vectors read a whole
-  /// panel at a time from channel(pn) (the last panel's columns past the end are padding).
-  std::size_t channels() const noexcept { return groups * out_c; }
+  /// The length of per-channel vectors (bias, requantization) read a whole panel at a
+  /// time from channel(pn): the last panel's columns past the end are padding.
   std::size_t padded_channels() const noexcept { return (groups - 1) * out_c + panels * nr; }
 
   /// The shape of a packing, without its panels.
@@ -80,7 +79,8 @@ using packed_f32 = packed_panels<float>;
 using packed_u32 = packed_panels<std::uint32_t>;
 
 /// Packs the out_c x k matrix whose element (oc, i) is w[oc * ld_oc + i * ld_k] into
-/// `buf` (p.size() elements, p's shape) as panels [panel][k][nr] of convert(element), zero
+/// `buf` (one group of p's shape: p.panels panels; pack_groups_into packs several) as
+/// panels [panel][k][nr] of convert(element), zero
 /// beyond out_c; only panels [p0, p1) (all by default), so that threads can share the work.
 template <class T, class S, class Convert>
 void pack_panels_into(T* buf, const packed_panels<T>& p, const S* w, std::size_t ld_oc, std::size_t ld_k,
@@ -362,7 +362,8 @@ void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, cons
                           });
 }
 
-/// out[i][j] = act(sum_k in[i][k] * w[j][k] + bias[j]) for i < m: FULLY_CONNECTED.
+/// out[i][j] = act(sum_k in[i][k] * w[j][k] + bias[j]) for i < m: FULLY_CONNECTED,
+/// BATCH_MATMUL's slices, TRANSPOSE_CONV_2D's products.
 template <class Arch>
 void gemm_f32(std::size_t m, const float* in, const packed_f32& p, const float* bias, float lo, float hi, float* out,
               exec::parallel_context* par = nullptr) {
@@ -442,8 +443,8 @@ struct q8_requant_lanes {
 /// The quant8 tile for storage S: the sums of (x - input zero point) * (w - weight zero
 /// point) over the tile, then per lane the bias, requantization, output zero point and
 /// clamp (simd::portable::apply_multiplier_lanes: bit-exact with reference()'s writer);
-/// row m goes to output pixel `first + m` of `out` (NHWC, out_stride = p.channels()
-/// elements per pixel unless the caller's layout says otherwise).
+/// row m goes to output pixel `first + m` of `out` (out_stride elements per pixel: every
+/// group's channels in NHWC, n in a GEMM of n columns).
 template <class Arch, class S>
 struct q8_tile {
   using tile = gemm_tile<std::uint32_t, Arch>;
@@ -638,17 +639,26 @@ kernel bind_fully_connected_f32(const bind_context& c) {
   };
 }
 
+/// The zero point of a quant8 filter: its own, or 0 when per channel (symmetric).
+inline std::int32_t filter_zero_point(const operand_desc& f) noexcept {
+  return f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
+}
+
+/// Quant8 weights of filter operand f's type (qu8, qs8 or per-channel qc8) laid out
+/// [groups * s.out_c][s.taps][s.cin] at `values`, packed for q8_tile in shape s.
+inline packed_u32 pack_q8_values(const operand_desc& f, const std::byte* values, const packed_u32& s) {
+  if (f.type == OperandType::TENSOR_QUANT8_ASYMM)
+    return pack_u32(reinterpret_cast<const std::uint8_t*>(values), s.out_c, s.taps, s.cin, s.nr, f.zero_point,
+                    s.groups);
+  return pack_u32(reinterpret_cast<const std::int8_t*>(values), s.out_c, s.taps, s.cin, s.nr, filter_zero_point(f),
+                  s.groups);
+}
+
 /// The weights of a quant8 conv-like op (filter [groups * out_c, fh, fw, cin] or
-/// FULLY_CONNECTED weights [units, input_size]; qu8, qs8 or per-channel qc8) packed for
-/// q8_tile.
+/// FULLY_CONNECTED weights [units, input_size]) packed for q8_tile.
 template <class Arch>
 packed_u32 pack_q8_weights(const operand_desc& f, std::size_t groups = 1) {
-  const packed_u32 s = weights_shape<std::uint32_t>(f, gemm_tile<std::uint32_t, Arch>::nr, groups);
-  if (f.type == OperandType::TENSOR_QUANT8_ASYMM)
-    return pack_u32(reinterpret_cast<const std::uint8_t*>(f.value), s.out_c, s.taps, s.cin, s.nr, f.zero_point,
-                    groups);
-  const std::int32_t zw = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
-  return pack_u32(reinterpret_cast<const std::int8_t*>(f.value), s.out_c, s.taps, s.cin, s.nr, zw, groups);
+  return pack_q8_values(f, f.value, weights_shape<std::uint32_t>(f, gemm_tile<std::uint32_t, Arch>::nr, groups));
 }
 
 /// pack_q8_weights once at bind when the weights are a constant of rank `rank` (or from
@@ -718,8 +728,7 @@ std::vector<std::uint32_t> widen_q8(const S* v, std::size_t n, std::int32_t zp) 
 /// channel).
 template <class S>
 std::vector<std::uint32_t> widen_depthwise_filter(const operand_desc& f) {
-  const std::int32_t zw = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zero_point;
-  return widen_q8(reinterpret_cast<const S*>(f.value), element_count(f.dims), zw);
+  return widen_q8(reinterpret_cast<const S*>(f.value), element_count(f.dims), filter_zero_point(f));
 }
 
 /// The bound portable DEPTHWISE_CONV_2D quant8 kernel for depth_multiplier 1 (the caller
