@@ -10,7 +10,9 @@
 //
 // (this tree's CMake generates those TUs into the nnhal_families library). The
 // precompiled binders are distinct functions that forward to the inline
-// families::bind_*, so a TU may still include a family header directly.
+// families::bind_*, so a TU may still include a family header directly. Such a build
+// also compiles every operation's shape inference once: one TU includes
+// types/precompiled_signatures.hpp (see types/signature.hpp).
 #pragma once
 
 #include <optional>

@@ -194,20 +194,58 @@ result<shapes> infer_by_ref(const infer_context& c) {
 }
 }  // namespace detail
 
-/// The registry's infer_into for signature S: its own, or its infer() adapted (which
-/// still allocates the list it returns), or nullptr.
+/// Signature S's own infer_into, or its infer() adapted (which still allocates the list
+/// it returns), or nullptr.
 template <class S>
-constexpr infer_into_fn infer_into_of() {
+constexpr infer_into_fn direct_infer_into_of() {
   if constexpr (requires { &S::infer_into; }) return &S::infer_into;
   else if constexpr (requires { &S::infer; }) return &detail::infer_by_value<S>;
   else return nullptr;
 }
-/// The registry's by-value infer for S: its own, or its infer_into adapted, or nullptr.
+/// Signature S's own infer, or its infer_into adapted, or nullptr.
 template <class S>
-constexpr infer_fn infer_of() {
+constexpr infer_fn direct_infer_of() {
   if constexpr (requires { &S::infer; }) return &S::infer;
   else if constexpr (requires { &S::infer_into; }) return &detail::infer_by_ref<S>;
   else return nullptr;
+}
+template <class S>
+inline constexpr bool has_inference = requires { &S::infer; } || requires { &S::infer_into; };
+
+#if defined(NNHAL_PRECOMPILED_FAMILIES)
+// Shape inference compiled once (see ops/precompiled.hpp): the registry's table takes the
+// addresses of every signature's inference, so without this each TU that validates or
+// prepares a model compiles all of them again (~400 KB of code, a third of such a TU's
+// build time). Here they are only declared; NNHAL_DEFINE_PRECOMPILED_SIGNATURES, in one
+// TU, defines them as calls of the direct functions above.
+namespace precompiled {
+template <class S>
+struct inference {
+  static result<shapes> infer(const infer_context& c);
+  static status infer_into(const infer_context& c, shapes& out);
+};
+}  // namespace precompiled
+#endif
+
+/// The registry's infer_into for signature S (see direct_infer_into_of).
+template <class S>
+constexpr infer_into_fn infer_into_of() {
+#if defined(NNHAL_PRECOMPILED_FAMILIES)
+  if constexpr (has_inference<S>) return &precompiled::inference<S>::infer_into;
+  else return nullptr;
+#else
+  return direct_infer_into_of<S>();
+#endif
+}
+/// The registry's by-value infer for S (see direct_infer_of).
+template <class S>
+constexpr infer_fn infer_of() {
+#if defined(NNHAL_PRECOMPILED_FAMILIES)
+  if constexpr (has_inference<S>) return &precompiled::inference<S>::infer;
+  else return nullptr;
+#else
+  return direct_infer_of<S>();
+#endif
 }
 
 }  // namespace nnhal::types::sig
