@@ -932,6 +932,24 @@ TEST_CASE("ROI_ALIGN / ROI_POOLING: zero rois, out-of-range batch, rois outside 
   }
   rc.hr = -1;
   CHECK(!infer(OpT::ROI_ALIGN, roi_inputs(OT::TENSOR_FLOAT32, rc, false, true), {decl(OT::TENSOR_FLOAT32)}, false));
+  // Sampling ratios no kernel could finish: refused at execution, naming them. 4 rois x
+  // 2 x 3 bins x 3 channels x ratio^2 points: ratio 2^31 - 1 is far past the bound, a
+  // ratio of 30000 (1.6e10 reads) just under it still runs (not here: it takes minutes).
+  for (const int ratio : {2147483647, 1 << 20, 65536}) {
+    CAPTURE(ratio);
+    roi_case big = rc;
+    big.hr = ratio;
+    big.wr = ratio;
+    CHECK(run_error(OpT::ROI_ALIGN, roi_inputs(OT::TENSOR_FLOAT32, big, false, true), {decl(OT::TENSOR_FLOAT32)})
+              .find("sampling_ratio") != std::string::npos);
+  }
+  {
+    roi_case wide = rc;  // one ratio large, the other 1: 4 x 6 x 3 x 4096 reads, runs
+    wide.hr = 4096;
+    wide.wr = 1;
+    CHECK(run_ok1(OpT::ROI_ALIGN, roi_inputs(OT::TENSOR_FLOAT32, wide, false, true), decl(OT::TENSOR_FLOAT32)).dims ==
+          dims_t{4, 2, 3, 3});
+  }
   // ROI_POOLING keeps the input's quantization.
   rc.hr = 2;
   CHECK(!infer(OpT::ROI_POOLING, roi_inputs(OT::TENSOR_QUANT8_ASYMM, rc, false, false),

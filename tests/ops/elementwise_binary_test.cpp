@@ -529,6 +529,30 @@ TEST_CASE("AOSP bit-exactness: quant8 SUB, PRELU, MAXIMUM, MINIMUM, SELECT (ever
   }
 }
 
+TEST_CASE("quant8 PRELU with an output scale 1e20 times smaller than the input's saturates, no int32 overflow") {
+  // Either branch's multiplier is then capped and its result saturates at the int32 end;
+  // the output zero point added to it must not overflow (UBSan checks) and the result is
+  // the type's end of that sign, as the real numbers give.
+  for (const OT t : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    CAPTURE(t);
+    const bool s8 = t == OT::TENSOR_QUANT8_ASYMM_SIGNED;
+    const std::int32_t zp = s8 ? 0 : 128, lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+    tensor x = make_tensor(t, {3}), alpha = make_tensor(t, {1});
+    x.scale = alpha.scale = 1.0f;
+    x.zp = alpha.zp = zp;
+    const std::int32_t xs[3] = {zp + 3, zp - 3, zp};  // 3, -3 and 0 in real numbers
+    for (std::size_t i = 0; i < 3; ++i) x.set(i, static_cast<std::uint8_t>(xs[i]));
+    alpha.set(0, static_cast<std::uint8_t>(zp + 2));  // alpha = 2
+    for (const std::int32_t out_zp : {lo + 5, hi - 5}) {
+      CAPTURE(out_zp);
+      const auto out = run_ok1(OpT::PRELU, {x, alpha}, decl(t, {}, 1e-20f, out_zp));
+      CHECK(out.raw(0) == hi);
+      CHECK(out.raw(1) == lo);
+      CHECK(out.raw(2) == out_zp);
+    }
+  }
+}
+
 // =================================================================================
 // 3. Signed/unsigned parity
 // =================================================================================

@@ -51,7 +51,7 @@ inline constexpr int left_shift = 20;
 inline std::int32_t quant_sum(const quant_core& p, std::int32_t x, std::int32_t y) noexcept {
   const std::int32_t sx = quant::apply_multiplier((x - p.zp0) * (1 << left_shift), p.in0);
   const std::int32_t sy = quant::apply_multiplier((y - p.zp1) * (1 << left_shift), p.in1);
-  return quant::apply_multiplier(sx + sy, p.out) + p.zp_out;
+  return quant::add_wrapping(quant::apply_multiplier(sx + sy, p.out), p.zp_out);
 }
 
 /// The fixed-point multipliers for input scales s0, s1 and output scale so (no linear form).

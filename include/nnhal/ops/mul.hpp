@@ -23,7 +23,7 @@ inline quant_params make_quant_params(const operand_desc& a, const operand_desc&
 }
 
 inline std::int32_t quant_product(const quant_params& p, std::int32_t x, std::int32_t y) noexcept {
-  return quant::apply_multiplier((x - p.zp0) * (y - p.zp1), p.out) + p.zp_out;
+  return quant::add_wrapping(quant::apply_multiplier((x - p.zp0) * (y - p.zp1), p.out), p.zp_out);
 }
 
 template <types::element E>

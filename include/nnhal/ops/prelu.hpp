@@ -32,8 +32,8 @@ inline quant_params make_quant_params(const operand_desc& in, const operand_desc
 /// Stored output of stored input x and alpha a, before the clamp to the type's range.
 inline std::int32_t quant_prelu(const quant_params& p, std::int32_t x, std::int32_t a) noexcept {
   const std::int32_t v = x - p.zp_in;
-  if (v >= 0) return p.zp_out + quant::apply_multiplier(v, p.pos);
-  return p.zp_out + quant::apply_multiplier(v * (a - p.zp_alpha), p.neg);
+  if (v >= 0) return quant::add_saturating(p.zp_out, quant::apply_multiplier(v, p.pos));
+  return quant::add_saturating(p.zp_out, quant::apply_multiplier(v * (a - p.zp_alpha), p.neg));
 }
 
 template <types::element E>

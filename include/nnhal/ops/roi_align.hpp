@@ -164,7 +164,8 @@ void reference(const kernel_io& io) {
             // Sums beyond int32 only arise from absurd sampling ratios: saturate them.
             const auto sum = static_cast<std::int32_t>(std::clamp<std::int64_t>(
                 acc[k], std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
-            out[s.out.at(r, i, j, k)] = quant::saturate<S>(quant::apply_multiplier(sum, m) + out_zp);
+            out[s.out.at(r, i, j, k)] =
+                quant::saturate<S>(quant::add_saturating(quant::apply_multiplier(sum, m), out_zp));
           }
         }
     }

@@ -71,6 +71,19 @@ constexpr std::int32_t apply_multiplier(std::int32_t x, fixed_multiplier m) noex
   return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, m.mantissa_q31), right);
 }
 
+// Adding a zero point to an apply_multiplier result saturated by an extreme scale ratio
+// may pass the int32 range. Kernels without a vector twin saturate (the real-number
+// answer after the type's clamp); ADD and MUL wrap, as their vector kernels' adds (and
+// the AOSP path, in two's complement) do, so the two stay equal bit for bit.
+constexpr std::int32_t add_saturating(std::int32_t a, std::int32_t b) noexcept {
+  const std::int64_t s = std::int64_t{a} + b;
+  constexpr std::int64_t lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
+  return static_cast<std::int32_t>(s < lo ? lo : (s > hi ? hi : s));
+}
+constexpr std::int32_t add_wrapping(std::int32_t a, std::int32_t b) noexcept {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+
 /// The quantize used for activation bounds: zero_point + round(f / scale), in float
 /// arithmetic as the AOSP CPU path computes it (so bounds match it exactly).
 inline std::int32_t quantize_bound(float f, float scale, std::int32_t zero_point) noexcept {

@@ -450,12 +450,17 @@ struct proposals_payload final : infer_payload {
 // ROI_ALIGN and ROI_POOLING
 // ---------------------------------------------------------------------------------------
 
+/// The most sampling-point reads (one channel of one point each) a ROI_ALIGN execution
+/// may ask for: minutes of work for the reference kernel, far above any real model.
+inline constexpr std::uint64_t max_roi_align_work = std::uint64_t{1} << 36;
+
 /// Shape inference shared by ROI_ALIGN (`align`: inputs ..., sampling ratios, layout) and
 /// ROI_POOLING (inputs ..., layout). Input 4-D with every extent > 0, rois [num_rois, 4]
 /// (num_rois may be 0), batch_index [num_rois]; output extents > 0, strides > 0, sampling
 /// ratios >= 0. ROI_POOLING's quantized output keeps the input's scale and zero point.
 /// At execution each roi lies inside the (stride-scaled) feature map with x1 <= x2,
-/// y1 <= y2 and its batch index names an input batch.
+/// y1 <= y2 and its batch index names an input batch, and ROI_ALIGN's sampling asks for
+/// at most max_roi_align_work reads.
 inline result<shapes> infer_roi(const infer_context& c, bool align) {
   const bool ex = c.executing;
   const auto& in = c.inputs[0];
@@ -503,6 +508,12 @@ inline result<shapes> infer_roi(const infer_context& c, bool align) {
   const float height_scale = 1.0f / *float_scalar(c.inputs[5]);
   const float width_scale = 1.0f / *float_scalar(c.inputs[6]);
   const auto r = reals(rois);
+  // ROI_ALIGN's work: depth x sampling points of every output element. The spec bounds
+  // neither ratio, and a ratio of 2^31 - 1 would keep a kernel (which cannot be
+  // interrupted) busy for centuries: refuse more than max_roi_align_work in all.
+  const std::int32_t ratio_h = align ? int_scalar(c.inputs[7]).value_or(0) : 1;
+  const std::int32_t ratio_w = align ? int_scalar(c.inputs[8]).value_or(0) : 1;
+  long double work = 0;
   for (std::size_t i = 0; i + 3 < r.size(); i += 4) {
     const float* b = r.data() + i;
     const bool inside = b[0] >= 0 && b[1] >= 0 && b[2] >= 0 && b[3] >= 0 &&
@@ -512,7 +523,19 @@ inline result<shapes> infer_roi(const infer_context& c, bool align) {
                 b[3], ") lies outside the ", h, " x ", w, " feature map");
     NNHAL_CHECK(b[0] <= b[2] && b[1] <= b[3], ErrorStatus::INVALID_ARGUMENT, "rois: box ", i / 4, " (", b[0], ", ",
                 b[1], ", ", b[2], ", ", b[3], ") has x2 < x1 or y2 < y1");
+    if (align && oh > 0 && ow > 0) {
+      // The kernel's ratios: the given one, or ceil(bin size) (at most the map's extent here).
+      const auto adaptive = [](float lo, float hi, float scale, std::uint32_t bins) {
+        return std::ceil(std::max(hi * scale - lo * scale, 1.0f) / static_cast<float>(bins));
+      };
+      const long double rh = ratio_h > 0 ? ratio_h : adaptive(b[1], b[3], height_scale, oh);
+      const long double rw = ratio_w > 0 ? ratio_w : adaptive(b[0], b[2], width_scale, ow);
+      work += rh * rw * static_cast<long double>(oh) * ow * depth;
+    }
   }
+  NNHAL_CHECK(work <= static_cast<long double>(max_roi_align_work), ErrorStatus::INVALID_ARGUMENT,
+              "height_sampling_ratio, width_sampling_ratio: ", ratio_h, ", ", ratio_w, " ask for about ",
+              static_cast<double>(work), " sampling-point reads in all (more than ", max_roi_align_work, ")");
   return shapes{std::move(out)};
 }
 
