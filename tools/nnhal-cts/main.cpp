@@ -4,7 +4,7 @@
 //
 //   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]
 //             [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]
-//             [--no-variants] [--verbose] PATH...
+//             [--no-variants] [--mutate SEED] [--verbose] PATH...
 //
 // Each model runs in its own forked child (the parent only loads and converts files),
 // so a crash or a hang in the driver costs one model, not the run.
@@ -27,9 +27,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <regex>
 #include <set>
 #include <string>
@@ -85,6 +88,7 @@ struct options {
   bool check_versions = false;
   bool portable = false;  // --kernels portable
   bool variants = true;   // --no-variants turns them off
+  std::optional<unsigned> mutate;  // --mutate SEED: hostile variations of every model
   std::vector<std::string> paths;
 };
 
@@ -94,7 +98,7 @@ void print_help() {
   std::printf(
       "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]\n"
       "                 [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]\n"
-      "                 [--no-variants] [--verbose] PATH...\n"
+      "                 [--no-variants] [--mutate SEED] [--verbose] PATH...\n"
       "\n"
       "PATH is a corpus .json file or a directory searched recursively for *.json\n"
       "(index.json files are skipped).\n"
@@ -113,6 +117,10 @@ void print_help() {
       "                    minSupportedVersion (default: only noted in the message)\n"
       "  --no-variants     run each model as stored only, not also with unknown output\n"
       "                    shapes and as TENSOR_QUANT8_ASYMM_SIGNED\n"
+      "  --mutate SEED     hostile input: run each model once with random changes (seeded by\n"
+      "                    SEED and the model's place in the run) to its scalar constants,\n"
+      "                    quantization parameters and input extents; outputs are not\n"
+      "                    compared, and only a crash, hang or uncaught exception fails\n"
       "  --verbose         one line per model that did not pass\n");
 }
 
@@ -188,6 +196,14 @@ options parse_args(int argc, char** argv) {
     } else if (arg == "--no-variants") {
       flag();
       opt.variants = false;
+    } else if (arg == "--mutate") {
+      const std::string text = value();
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long n = std::strtoul(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-' || n > 0xFFFFFFFFul)
+        usage_error("bad --mutate seed '" + text + "' (expected 0..4294967295)");
+      opt.mutate = static_cast<unsigned>(n);
     } else if (arg == "--check-versions") {
       flag();
       opt.check_versions = true;
@@ -394,6 +410,67 @@ run_outcome run_once(const corpus::test_model& tm, std::optional<types::HalVersi
   return {status::PASS, {}};
 }
 
+
+/// `in` with hostile changes (--mutate), from `seed`: int32 and float32 scalar constants
+/// set to edge values (0, negatives, huge, NaN, infinities), quantization scales and zero
+/// points set out of the usual ranges, input extents set to 0, 1 or one off (the input's
+/// bytes resized to match; the model's extents then often unknown). Expected outputs are
+/// ignored: only how the driver copes matters.
+corpus::test_model mutated(const corpus::test_model& in, std::uint32_t seed) {
+  using types::OperandLifeTime;
+  using types::OperandType;
+  corpus::test_model tm = in;
+  std::mt19937 rng(seed);
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  auto pick = [&](const auto& values) { return values[rng() % std::size(values)]; };
+  auto& operands = tm.model.main.operands;
+  for (auto& o : operands) {
+    if (o.lifetime == OperandLifeTime::CONSTANT_COPY && o.location.length == 4 &&
+        std::size_t{o.location.offset} + 4 <= tm.model.operandValues.size()) {
+      auto* at = reinterpret_cast<std::uint8_t*>(tm.model.operandValues.data()) + o.location.offset;
+      if (o.type == OperandType::INT32 && chance(0.25)) {
+        constexpr std::int32_t edges[] = {-2, -1, 0, 1, 2, 3, 5, 64, 1 << 20, std::numeric_limits<std::int32_t>::max()};
+        const std::int32_t v = pick(edges);
+        std::memcpy(at, &v, 4);
+      } else if (o.type == OperandType::FLOAT32 && chance(0.2)) {
+        const float edges[] = {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::infinity(), 1e30f, -1e-30f};
+        const float v = pick(edges);
+        std::memcpy(at, &v, 4);
+      }
+    }
+    if (o.scale != 0.0f && chance(0.05)) {
+      constexpr float scales[] = {1e-30f, 1e30f, 1e-9f, 3.0f};
+      o.scale = pick(scales);
+    }
+    if (o.scale != 0.0f && chance(0.05)) o.zeroPoint = static_cast<std::int32_t>(rng() % 300) - 20;
+  }
+  for (std::size_t k = 0; k < tm.inputs.size() && k < tm.model.main.inputIndexes.size(); ++k) {
+    auto& ti = tm.inputs[k];
+    if (ti.omitted || ti.dimensions.empty() || !chance(0.3)) continue;
+    std::size_t before = 1;
+    for (auto d : ti.dimensions) before *= d;
+    const std::size_t element = before ? ti.bytes.size() / before : 0;
+    auto& d = ti.dimensions[rng() % ti.dimensions.size()];
+    switch (rng() % 4) {
+      case 0: d = 0; break;
+      case 1: d = 1; break;
+      case 2: d = d + 1; break;
+      default: d = d > 0 ? d - 1 : 0; break;
+    }
+    std::size_t after = 1;
+    for (auto e : ti.dimensions) after *= e;
+    if (element) ti.bytes.resize(after * element);
+    const std::uint32_t index = tm.model.main.inputIndexes[k];
+    if (index < operands.size() && chance(0.7)) {
+      auto& dims = operands[index].dimensions;
+      dims.assign(dims.size(), 0);  // unknown in the model: the request's extents decide
+    }
+  }
+  for (auto& o : tm.outputs) o.isIgnored = true;
+  return tm;
+}
+
 run_outcome run_model(const corpus::test_model& tm, bool check_versions, bool with_variants,
                       const std::vector<style>& styles) {
   std::optional<types::HalVersion> version;
@@ -512,7 +589,14 @@ class scheduler {
       ::signal(SIGPIPE, SIG_IGN);
       run_outcome r;
       try {
-        r = run_model(tm, opt_.check_versions, opt_.variants, opt_.styles);
+        if (opt_.mutate) {
+          // Any outcome but a crash is a pass: refusals name what they refuse.
+          r = run_model(mutated(tm, *opt_.mutate * 2654435761u + static_cast<std::uint32_t>(result_index)), false,
+                        false, opt_.styles);
+          if (r.st != status::CRASH) r = {status::PASS, "mutated: " + r.message, false};
+        } else {
+          r = run_model(tm, opt_.check_versions, opt_.variants, opt_.styles);
+        }
       } catch (const std::exception& e) {
         r = {status::CRASH, std::string("uncaught exception: ") + e.what(), false};
       } catch (...) {
