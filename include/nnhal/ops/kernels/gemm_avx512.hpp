@@ -942,16 +942,20 @@ struct q8_lanes {
     const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
     return _mm512_maskz_cvt_roundps_epi32(all16, y, rn);
   }
-  /// q + zp of each lane by the float path (no left shifts), valid unless a low 16 bits of
-  /// g (its even words, min-accumulated into `lows` for fast_inexact()) is below the window.
-  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i fast(__m512i v, __m512i& lows) const {
-    using simd::avx512::all16;
+  /// G of each lane by the float path (no left shifts): its high 16 bits are q + zp unless
+  /// its low 16 bits (the even words, min-accumulated into `lows` for fast_inexact()) are
+  /// below the window.
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i fast_g(__m512i v, __m512i& lows) const {
     // B of v's sign: a vector select (all ones where v < 0), not a mask register.
-    const __m512i negative = _mm512_maskz_srai_epi32(all16, v, 31);
+    const __m512i negative = _mm512_maskz_srai_epi32(simd::avx512::all16, v, 31);
     const __m512i g = float_g(v, _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
                                          negative, _mm512_castps_si512(fast_neg), _mm512_castps_si512(fast_pos), 0xCA)));
     lows = _mm512_maskz_min_epu16(~__mmask32{0}, lows, g);
-    return _mm512_maskz_srai_epi32(all16, g, 16);
+    return g;
+  }
+  /// q + zp of each lane by the float path: fast_g()'s high halves.
+  NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i fast(__m512i v, __m512i& lows) const {
+    return _mm512_maskz_srai_epi32(simd::avx512::all16, fast_g(v, lows), 16);
   }
   /// Whether a result accumulated into `lows` needs the exact path.
   NNHAL_TARGET_AVX512 bool fast_inexact(__m512i lows) const {
@@ -1007,6 +1011,65 @@ struct q8_lanes {
     return _mm512_maskz_srai_epi32(all16, g, 16);
   }
 };
+
+/// Requantizes R rows of 4 vectors (64 channels from c0, all stored) by the float path and
+/// stores each row with one store. The G values' high words (q + zp as int16) are gathered
+/// in channel order by word permutes, packed to bytes (saturating to S's range), the 8-byte
+/// groups put back in order and clamped to [lo, hi] bytewise: 7 instructions a row, where
+/// each vector's int32 clamp and narrowing store take 5. The G values replace the
+/// accumulators, which are kept on the stack for the vectors j whose lanes (of any row) lie
+/// next to a rounding boundary: those are redone in fixed point. (One core, conv_bench's
+/// 1x1 112x112x32 -> 64: 147 -> 136 us for qu8; for panels of 2 vectors, the first layer's,
+/// the same scheme was slower than store_rows.)
+template <class S, std::size_t R, std::size_t NV>
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void store_packed_rows(const q8_epilogue& e, std::size_t c0, S* out,
+                                                                    std::size_t ldo, __m512i (&acc)[R][NV]) {
+  static_assert(NV == 4);
+  using simd::avx512::all16;
+  constexpr auto all32 = ~__mmask32{0};
+  constexpr auto all64 = ~__mmask64{0};
+  __m512i saved[R][NV];
+#pragma GCC unroll 4
+  for (std::size_t j = 0; j < NV; ++j) {
+    const q8_lanes lanes(e, c0 + 16 * j);
+    __m512i lows = q8_lanes::no_lows();
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; ++m) {
+      saved[m][j] = acc[m][j];
+      acc[m][j] = lanes.fast_g(acc[m][j], lows);
+    }
+    if (lanes.fast_inexact(lows)) [[unlikely]] {
+      // q + zp clamped (an int16) as the high word.
+      for (std::size_t m = 0; m < R; ++m) {
+        const __m512i q = _mm512_add_epi32(lanes.scaled(saved[m][j]), lanes.zp);
+        acc[m][j] = _mm512_maskz_slli_epi32(
+            all16, _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, q, lanes.lo), lanes.hi), 16);
+      }
+    }
+  }
+  // Word i of the permute of (a, b): the high word of a's int32 lane i (i < 16), else of b's lane i - 16.
+  const __m512i high_words =
+      _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19, 17,
+                       15, 13, 11, 9, 7, 5, 3, 1);
+  // The byte pack of (x, y) interleaves their 8-byte groups per 128-bit lane: x's 0, y's
+  // 0, x's 1, ...; this order puts x's groups first, then y's.
+  const __m512i groups = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(e.lo)), hi8 = _mm512_set1_epi8(static_cast<char>(e.hi));
+#pragma GCC unroll 8
+  for (std::size_t m = 0; m < R; ++m) {
+    const __m512i w01 = _mm512_maskz_permutex2var_epi16(all32, acc[m][0], high_words, acc[m][1]);
+    const __m512i w23 = _mm512_maskz_permutex2var_epi16(all32, acc[m][2], high_words, acc[m][3]);
+    __m512i b;
+    if constexpr (std::is_signed_v<S>) {
+      b = _mm512_maskz_permutexvar_epi64(0xFF, groups, _mm512_maskz_packs_epi16(all64, w01, w23));
+      b = _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, b, lo8), hi8);
+    } else {
+      b = _mm512_maskz_permutexvar_epi64(0xFF, groups, _mm512_maskz_packus_epi16(all64, w01, w23));
+      b = _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, b, lo8), hi8);
+    }
+    _mm512_storeu_si512(out + m * ldo, b);
+  }
+}
 
 /// out[i][c] = the requantized acc[i][c] for `rows` rows of `channels` int32 sums; `e`'s
 /// lanes cover the channels rounded up to 16.
@@ -1068,6 +1131,9 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
       }
       w += NB;
     }
+  }
+  if constexpr (!std::is_same_v<O, std::int32_t> && NV == 4) {
+    if (cols == 16 * NV && !e.scaling->any_left) return store_packed_rows<S, R, NV>(e, c0, out, ldo, acc);
   }
 #pragma GCC unroll 4
   for (std::size_t j = 0; j < NV; ++j) {
