@@ -1183,39 +1183,40 @@ NNHAL_TARGET_AVX512 inline __m512i lane_pair_sums(__m512i x, __m512i y) {
                           _mm512_maskz_shuffle_i64x2(0xFF, x, y, 0b11011101));
 }
 
+/// rterm[j] = zw * (the sum of lanes[j]'s qwords), wrapping, for 8 rows: the lane sums
+/// transposed and added so that qword j holds row j's total (pairs within 128-bit lanes,
+/// then lanes across vectors).
+NNHAL_TARGET_AVX512 inline void eight_row_terms(const __m512i (&lanes)[8], __m256i zwv, std::int32_t* rterm) {
+  __m512i pair[4];
+#pragma GCC unroll 4
+  for (std::size_t j = 0; j < 4; ++j) {
+    const __m512i a = lanes[2 * j], b = lanes[2 * j + 1];
+    pair[j] = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(0xFF, a, b), _mm512_maskz_unpackhi_epi64(0xFF, a, b));
+  }
+  const __m512i total = lane_pair_sums(lane_pair_sums(pair[0], pair[1]), lane_pair_sums(pair[2], pair[3]));
+  // The low 32 bits of each total suffice.
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(rterm), _mm256_mullo_epi32(_mm512_maskz_cvtepi64_epi32(0xFF, total), zwv));
+}
+
 /// zw * (sum of the u8 operand bytes) of each row of a block, wrapping.
 template <bool Flip>
 NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t n, std::size_t mr, std::size_t taps,
                                    std::size_t cin, std::int32_t zw, std::int32_t* rterm) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(Flip ? 0x80 : 0));
   const __m256i zwv = _mm256_set1_epi32(zw);
-  // Row i's first tap pointer: ptrs[(i / mr * taps) * mr + i % mr] (a block of mr rows
-  // holds each tap's mr pointers in turn).
-  auto first_tap = [&, blk = std::size_t{0}, m = std::size_t{0}]() mutable {
-    const std::uint8_t* const* at = ptrs + blk * taps * mr + m;
-    if (++m == mr) {
-      m = 0;
-      ++blk;
-    }
-    return at;
-  };
+  // Row r's first tap pointer: ptrs[(r / mr * taps) * mr + r % mr] (a block of mr rows
+  // holds each tap's mr pointers in turn), ptrs[r] with one tap.
+  auto first_tap = [&](std::size_t r) { return taps == 1 ? ptrs + r : ptrs + r / mr * taps * mr + r % mr; };
   std::size_t i = 0;
-  // Eight rows at a time: their lane sums transposed and added so that qword j holds row
-  // i + j's total (pairs within 128-bit lanes, then lanes across vectors).
+  // Eight rows at a time, their lane sums read first (unrolled, so that the loads overlap).
   for (; i + 8 <= n; i += 8) {
-    __m512i pair[4];
-    for (std::size_t j = 0; j < 4; ++j) {
-      const __m512i a = row_byte_lanes(first_tap(), mr, taps, cin, flip);
-      const __m512i b = row_byte_lanes(first_tap(), mr, taps, cin, flip);
-      pair[j] = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(0xFF, a, b), _mm512_maskz_unpackhi_epi64(0xFF, a, b));
-    }
-    const __m512i total = lane_pair_sums(lane_pair_sums(pair[0], pair[1]), lane_pair_sums(pair[2], pair[3]));
-    // zw * sum, wrapping: the low 32 bits of each total suffice.
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rterm + i),
-                        _mm256_mullo_epi32(_mm512_maskz_cvtepi64_epi32(0xFF, total), zwv));
+    __m512i lanes[8];
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < 8; ++k) lanes[k] = row_byte_lanes(first_tap(i + k), mr, taps, cin, flip);
+    eight_row_terms(lanes, zwv, rterm + i);
   }
   for (; i < n; ++i) {
-    const __m512i sum = row_byte_lanes(first_tap(), mr, taps, cin, flip);
+    const __m512i sum = row_byte_lanes(first_tap(i), mr, taps, cin, flip);
     // The eight lanes summed, halves taken by maskz extracts (GCC 12 warns on the casts' and
     // unmasked extracts' undefined operand).
     const __m256i s4 =
