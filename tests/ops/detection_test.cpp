@@ -933,15 +933,24 @@ TEST_CASE("ROI_ALIGN / ROI_POOLING: zero rois, out-of-range batch, rois outside 
   rc.hr = -1;
   CHECK(!infer(OpT::ROI_ALIGN, roi_inputs(OT::TENSOR_FLOAT32, rc, false, true), {decl(OT::TENSOR_FLOAT32)}, false));
   // Sampling ratios no kernel could finish: refused at execution, naming them. 4 rois x
-  // 2 x 3 bins x 3 channels x ratio^2 points: ratio 2^31 - 1 is far past the bound, a
-  // ratio of 30000 (1.6e10 reads) just under it still runs (not here: it takes minutes).
-  for (const int ratio : {2147483647, 1 << 20, 65536}) {
+  // 2 x 3 bins x 3 channels x ratio^2 points: ratio 2^31 - 1 is far past the bound (2^32
+  // reads), 16384 (1.9e10 reads) past it too; 7000 (3.5e9) still runs (not here: seconds).
+  for (const int ratio : {2147483647, 1 << 20, 65536, 16384}) {
     CAPTURE(ratio);
     roi_case big = rc;
     big.hr = ratio;
     big.wr = ratio;
     CHECK(run_error(OpT::ROI_ALIGN, roi_inputs(OT::TENSOR_FLOAT32, big, false, true), {decl(OT::TENSOR_FLOAT32)})
               .find("sampling_ratio") != std::string::npos);
+  }
+  {
+    // 4096 x 1024 points a bin: 1e8 points (past 2^26), 3e8 reads (under 2^32): refused
+    // for its points alone.
+    roi_case many = rc;
+    many.hr = 4096;
+    many.wr = 1024;
+    CHECK(run_error(OpT::ROI_ALIGN, roi_inputs(OT::TENSOR_FLOAT32, many, false, true), {decl(OT::TENSOR_FLOAT32)})
+              .find("sampling points") != std::string::npos);
   }
   {
     roi_case wide = rc;  // one ratio large, the other 1: 4 x 6 x 3 x 4096 reads, runs

@@ -450,9 +450,14 @@ struct proposals_payload final : infer_payload {
 // ROI_ALIGN and ROI_POOLING
 // ---------------------------------------------------------------------------------------
 
-/// The most sampling-point reads (one channel of one point each) a ROI_ALIGN execution
-/// may ask for: minutes of work for the reference kernel, far above any real model.
-inline constexpr std::uint64_t max_roi_align_work = std::uint64_t{1} << 36;
+/// The most sampling-point reads (one channel of one point each) and sampling points (a
+/// bilinear interpolation each, whatever the depth) a ROI_ALIGN execution may ask for:
+/// seconds of work for the reference kernel, far above real models (1000 rois of 7 x 7
+/// bins with 2 x 2 points: 2^17.6 points, 2^25.6 reads at 256 channels; adaptive ratios of
+/// 29 x 29, bins of 29 pixels, 2^25.3 points). A mutated CTS model (float16, one channel,
+/// ratios 2^20 x 64: 2^30.3 points) ran past 60 s under ASan with only a bound on reads.
+inline constexpr std::uint64_t max_roi_align_work = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t max_roi_align_points = std::uint64_t{1} << 26;
 
 /// Shape inference shared by ROI_ALIGN (`align`: inputs ..., sampling ratios, layout) and
 /// ROI_POOLING (inputs ..., layout). Input 4-D with every extent > 0, rois [num_rois, 4]
@@ -460,7 +465,7 @@ inline constexpr std::uint64_t max_roi_align_work = std::uint64_t{1} << 36;
 /// ratios >= 0. ROI_POOLING's quantized output keeps the input's scale and zero point.
 /// At execution each roi lies inside the (stride-scaled) feature map with x1 <= x2,
 /// y1 <= y2 and its batch index names an input batch, and ROI_ALIGN's sampling asks for
-/// at most max_roi_align_work reads.
+/// at most max_roi_align_work reads and max_roi_align_points points.
 inline result<shapes> infer_roi(const infer_context& c, bool align) {
   const bool ex = c.executing;
   const auto& in = c.inputs[0];
@@ -513,7 +518,7 @@ inline result<shapes> infer_roi(const infer_context& c, bool align) {
   // interrupted) busy for centuries: refuse more than max_roi_align_work in all.
   const std::int32_t ratio_h = align ? int_scalar(c.inputs[7]).value_or(0) : 1;
   const std::int32_t ratio_w = align ? int_scalar(c.inputs[8]).value_or(0) : 1;
-  long double work = 0;
+  long double work = 0, points = 0;
   for (std::size_t i = 0; i + 3 < r.size(); i += 4) {
     const float* b = r.data() + i;
     const bool inside = b[0] >= 0 && b[1] >= 0 && b[2] >= 0 && b[3] >= 0 &&
@@ -530,12 +535,17 @@ inline result<shapes> infer_roi(const infer_context& c, bool align) {
       };
       const long double rh = ratio_h > 0 ? ratio_h : adaptive(b[1], b[3], height_scale, oh);
       const long double rw = ratio_w > 0 ? ratio_w : adaptive(b[0], b[2], width_scale, ow);
-      work += rh * rw * static_cast<long double>(oh) * ow * depth;
+      const long double bin_points = rh * rw * static_cast<long double>(oh) * ow;
+      points += bin_points;
+      work += bin_points * depth;
     }
   }
   NNHAL_CHECK(work <= static_cast<long double>(max_roi_align_work), ErrorStatus::INVALID_ARGUMENT,
               "height_sampling_ratio, width_sampling_ratio: ", ratio_h, ", ", ratio_w, " ask for about ",
               static_cast<double>(work), " sampling-point reads in all (more than ", max_roi_align_work, ")");
+  NNHAL_CHECK(points <= static_cast<long double>(max_roi_align_points), ErrorStatus::INVALID_ARGUMENT,
+              "height_sampling_ratio, width_sampling_ratio: ", ratio_h, ", ", ratio_w, " ask for about ",
+              static_cast<double>(points), " sampling points in all (more than ", max_roi_align_points, ")");
   return shapes{std::move(out)};
 }
 
