@@ -391,28 +391,6 @@ NNHAL_TARGET_AVX512 inline std::uint16_t finish_x16(const form_regs& k, __m512i 
   return near;
 }
 
-/// 64 int32 results (16 per register, in order) narrowed with saturation, clamped to the
-/// activation's range and stored at o: two packs, one dword permute to undo their lane
-/// interleaving, one store.
-template <class S>
-NNHAL_TARGET_AVX512 inline void store_x64(S* o, __m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i lo,
-                                          __m512i hi) {
-  constexpr __mmask32 all32 = ~__mmask32{0};
-  constexpr __mmask64 all64 = ~__mmask64{0};
-  const __m512i w01 = _mm512_maskz_packs_epi32(all32, q0, q1), w23 = _mm512_maskz_packs_epi32(all32, q2, q3);
-  // Byte lane L of the packs holds 4 values each of q0, q1, q2, q3 (values 4L .. 4L + 3).
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  __m512i v;
-  if constexpr (std::is_signed_v<S>) {
-    v = _mm512_maskz_permutexvar_epi32(0xffff, order, _mm512_maskz_packs_epi16(all64, w01, w23));
-    v = _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, v, lo), hi);
-  } else {
-    v = _mm512_maskz_permutexvar_epi32(0xffff, order, _mm512_maskz_packus_epi16(all64, w01, w23));
-    v = _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, v, lo), hi);
-  }
-  _mm512_storeu_si512(o, v);
-}
-
 /// Recomputes the AOSP way the vectors of a block (16 lanes each from `first`) marked in
 /// `near`.
 template <class S>
@@ -462,7 +440,7 @@ NNHAL_TARGET_AVX512 std::size_t linear_run_avx512(const quant_core& p, const S* 
       const __m512i q1 = form_result<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i + 16), m[Checked ? 1 : 0]);
       const __m512i q2 = form_result<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i + 32), m[Checked ? 2 : 0]);
       const __m512i q3 = form_result<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i + 48), m[Checked ? 3 : 0]);
-      store_x64(o + i, q0, q1, q2, q3, lo, hi);
+      simd::avx512::store_x64(o + i, q0, q1, q2, q3, lo, hi);
     }
     for (; i + 16 <= end; i += 16) {
       const std::uint16_t m = finish_x16<Checked>(k, plain_value(k, a, as, a_bcast, b, bs, b_bcast, i), o + i);
@@ -527,7 +505,7 @@ NNHAL_TARGET_AVX512_VBMI std::size_t corrected_run_avx512(const quant_core& p, c
       const __m512i q1 = corrected_quarter<1, Checked>(k, ai, a_bcast, bi, b_bcast, corr, m[1]);
       const __m512i q2 = corrected_quarter<2, Checked>(k, ai, a_bcast, bi, b_bcast, corr, m[2]);
       const __m512i q3 = corrected_quarter<3, Checked>(k, ai, a_bcast, bi, b_bcast, corr, m[3]);
-      store_x64(o + i, q0, q1, q2, q3, lo, hi);
+      simd::avx512::store_x64(o + i, q0, q1, q2, q3, lo, hi);
       if constexpr (Checked) std::memcpy(near + j, m, sizeof m);
     }
     if constexpr (Checked) redo_marked(p, near, (i - first) / 16, first, a, as, b, bs, o, k);

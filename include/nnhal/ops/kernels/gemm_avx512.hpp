@@ -1014,8 +1014,8 @@ struct q8_lanes {
 
 /// Requantizes R rows of 4 vectors (64 channels from c0, all stored) by the float path and
 /// stores each row with one store. The G values' high words (q + zp as int16) are gathered
-/// in channel order by word permutes, packed to bytes (saturating to S's range), the 8-byte
-/// groups put back in order and clamped to [lo, hi] bytewise: 7 instructions a row, where
+/// by word permutes, packed to bytes (saturating to S's range), put back in order and
+/// clamped to [lo, hi] bytewise (store_x64_words): 7 instructions a row, where
 /// each vector's int32 clamp and narrowing store take 5. The G values replace the
 /// accumulators, which are kept on the stack for the vectors j whose lanes (of any row) lie
 /// next to a rounding boundary: those are redone in fixed point. (One core, conv_bench's
@@ -1027,7 +1027,6 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void store_packed_rows(const q
   static_assert(NV == 4);
   using simd::avx512::all16;
   constexpr auto all32 = ~__mmask32{0};
-  constexpr auto all64 = ~__mmask64{0};
   __m512i saved[R][NV];
 #pragma GCC unroll 4
   for (std::size_t j = 0; j < NV; ++j) {
@@ -1047,28 +1046,17 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void store_packed_rows(const q
       }
     }
   }
-  // Word i of the permute of (a, b): the high word of a's int32 lane i (i < 16), else of b's lane i - 16.
+  // The G values' high words (q + zp as int16) of (a, b) where _mm512_packs_epi32(a >> 16,
+  // b >> 16) would put them (128-bit lane L: lanes 4L .. 4L + 3 of a, then of b), for
+  // store_x64_words.
   const __m512i high_words =
-      _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19, 17,
-                       15, 13, 11, 9, 7, 5, 3, 1);
-  // The byte pack of (x, y) interleaves their 8-byte groups per 128-bit lane: x's 0, y's
-  // 0, x's 1, ...; this order puts x's groups first, then y's.
-  const __m512i groups = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+      _mm512_set_epi16(63, 61, 59, 57, 31, 29, 27, 25, 55, 53, 51, 49, 23, 21, 19, 17, 47, 45, 43, 41, 15, 13, 11, 9,
+                       39, 37, 35, 33, 7, 5, 3, 1);
   const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(e.lo)), hi8 = _mm512_set1_epi8(static_cast<char>(e.hi));
 #pragma GCC unroll 8
-  for (std::size_t m = 0; m < R; ++m) {
-    const __m512i w01 = _mm512_maskz_permutex2var_epi16(all32, acc[m][0], high_words, acc[m][1]);
-    const __m512i w23 = _mm512_maskz_permutex2var_epi16(all32, acc[m][2], high_words, acc[m][3]);
-    __m512i b;
-    if constexpr (std::is_signed_v<S>) {
-      b = _mm512_maskz_permutexvar_epi64(0xFF, groups, _mm512_maskz_packs_epi16(all64, w01, w23));
-      b = _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, b, lo8), hi8);
-    } else {
-      b = _mm512_maskz_permutexvar_epi64(0xFF, groups, _mm512_maskz_packus_epi16(all64, w01, w23));
-      b = _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, b, lo8), hi8);
-    }
-    _mm512_storeu_si512(out + m * ldo, b);
-  }
+  for (std::size_t m = 0; m < R; ++m)
+    simd::avx512::store_x64_words(out + m * ldo, _mm512_maskz_permutex2var_epi16(all32, acc[m][0], high_words, acc[m][1]),
+                                  _mm512_maskz_permutex2var_epi16(all32, acc[m][2], high_words, acc[m][3]), lo8, hi8);
 }
 
 /// out[i][c] = the requantized acc[i][c] for `rows` rows of `channels` int32 sums; `e`'s

@@ -106,5 +106,35 @@ NNHAL_TARGET_AVX512 inline void store_x16(S* p, __m512i v, __m512i lo, __m512i h
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_maskz_cvtepi32_epi8(all16, v));
 }
 
+/// 64 values held as int16 in two registers laid out as _mm512_packs_epi32 leaves them
+/// (128-bit lane L: values 4L .. 4L + 3 of the first and second of four sources in w01,
+/// of the third and fourth in w23), narrowed with saturation, clamped to [lo, hi] (bytes
+/// broadcast, within S's range) and stored at p: one pack, one dword permute to undo the
+/// lane interleaving, one store.
+template <class S>
+NNHAL_TARGET_AVX512 inline void store_x64_words(S* p, __m512i w01, __m512i w23, __m512i lo, __m512i hi) {
+  constexpr __mmask64 all64 = ~__mmask64{0};
+  // Byte lane L of the pack holds 4 values each of the four sources (values 4L .. 4L + 3).
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  __m512i v;
+  if constexpr (std::is_signed_v<S>) {
+    v = _mm512_maskz_permutexvar_epi32(all16, order, _mm512_maskz_packs_epi16(all64, w01, w23));
+    v = _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, v, lo), hi);
+  } else {
+    v = _mm512_maskz_permutexvar_epi32(all16, order, _mm512_maskz_packus_epi16(all64, w01, w23));
+    v = _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, v, lo), hi);
+  }
+  _mm512_storeu_si512(p, v);
+}
+
+/// 64 int32 values (16 per register, in order) narrowed with saturation, clamped to
+/// [lo, hi] and stored at p (see store_x64_words).
+template <class S>
+NNHAL_TARGET_AVX512 inline void store_x64(S* p, __m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i lo,
+                                          __m512i hi) {
+  constexpr __mmask32 all32 = ~__mmask32{0};
+  store_x64_words(p, _mm512_maskz_packs_epi32(all32, q0, q1), _mm512_maskz_packs_epi32(all32, q2, q3), lo, hi);
+}
+
 }  // namespace nnhal::simd::avx512
 #endif
