@@ -754,8 +754,9 @@ void check_q8_boundary(rng& r) {
       long double a = std::ldexp(1.0L, 30) + (right > 0 ? std::ldexp(1.0L, 30 + right) : 0.0L);
       if (target <= 0 && right > 0) a -= std::ldexp(1.0L, 31);  // the boundary of a negative product
       const long double boundary = (static_cast<long double>(target) * unit - a) / m.mantissa_q31;
-      // One float-path window is 32 / 2^16 of a step: about `per_window` accumulator units.
-      const long double per_window = 32.0L * std::ldexp(1.0L, 15 + right) / m.mantissa_q31;
+      // One float-path window is fast_window / 2^16 of a step: about `per_window`
+      // accumulator units.
+      const long double per_window = static_cast<long double>(av::fast_window) * std::ldexp(1.0L, 15 + right) / m.mantissa_q31;
       const long double reach = 3.0L * per_window + 3.0L;
       const long double offset = r.coin() ? static_cast<long double>(r.uniform(-3, 3))
                                           : static_cast<long double>(r.real(-1.0f, 1.0f)) * reach;
