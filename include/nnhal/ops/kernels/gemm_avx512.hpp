@@ -185,6 +185,9 @@ struct im2col_rows {
   static constexpr std::size_t k_align = sizeof(T) == 1 ? 4 : 1;
   std::size_t taps() const noexcept { return 1; }
   static constexpr std::size_t row_k(std::size_t k) noexcept { return (k + k_align - 1) / k_align * k_align; }
+  /// Elements from one row of the scratch to the next: 8-bit rows of at most 32 bytes take
+  /// 32, so that one 64-byte load holds two whole rows (row_terms_32); others row_k(k).
+  static constexpr std::size_t stride(std::size_t k) noexcept { return sizeof(T) == 1 && k <= 32 ? 32 : row_k(k); }
   /// Copies `len` elements (at most 64 bytes) with one masked load and store.
   NNHAL_TARGET_AVX512 static void copy_short(T* dst, const T* s, std::size_t len) noexcept {
     const std::size_t bytes = len * sizeof(T);
@@ -225,7 +228,7 @@ struct im2col_rows {
     const std::int64_t sw = g.stride_w, dw = g.dil_w;
     const T* const in = src.in;
     const T* const pad = src.pad;
-    const std::size_t ks = row_k(k), total = std::size_t{g.batches} * in_h * in_w * cin;
+    const std::size_t ks = stride(k), total = std::size_t{g.batches} * in_h * in_w * cin;
     // 16 bytes of slack: runs of at most 16 bytes copy whole 16-byte vectors. Grown only, so
     // blocks of alternating sizes do not clear it at every fill.
     if (buf.size() < n * ks + 16 / sizeof(T)) buf.resize(n * ks + 16 / sizeof(T));
@@ -1219,6 +1222,47 @@ NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t 
   }
 }
 
+/// Rows 2i and 2i + 1 of a 32-byte-strided block from p (their first k bytes under
+/// `halves`, plus `flipped`), summed in 8 qword lanes: lanes 0-3 row 2i, 4-7 row 2i + 1.
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i two_row_lanes(const std::uint8_t* p, __mmask64 halves,
+                                                                       __m512i flipped) {
+  return _mm512_sad_epu8(_mm512_maskz_add_epi8(halves, _mm512_maskz_loadu_epi8(halves, p), flipped),
+                         _mm512_setzero_si512());
+}
+
+/// row_terms of n rows 32 bytes apart from `base` (im2col_rows of k <= 32 bytes), whose
+/// first k bytes count: two rows a load, eight rows' sums transposed together.
+template <bool Flip>
+NNHAL_TARGET_AVX512 void row_terms_32(const std::uint8_t* base, std::size_t n, std::size_t k, std::int32_t zw,
+                                      std::int32_t* rterm) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(Flip ? 0x80 : 0));
+  const __mmask64 halves = ((__mmask64{1} << k) - 1) * 0x100000001u;  // k bytes of each 32
+  const __m256i zwv = _mm256_set1_epi32(zw);
+  // pair_rows(s0, s1) sums the 128-bit lanes' qwords of rows (0, 1) and (2, 3): lane 0
+  // holds half of row 0 and of row 2, lane 1 the other halves, lanes 2 and 3 rows 1 and 3;
+  // lane_pair_sums of two such then gives qwords in row order 0 2 1 3 4 6 5 7, whose low
+  // dwords `order` puts back in order.
+  const __m512i order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 12, 8, 6, 2, 4, 0);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const std::uint8_t* p = base + 32 * i;
+    const __m512i s0 = two_row_lanes(p, halves, flip), s1 = two_row_lanes(p + 64, halves, flip);
+    const __m512i s2 = two_row_lanes(p + 128, halves, flip), s3 = two_row_lanes(p + 192, halves, flip);
+    const __m512i p01 = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(0xFF, s0, s1), _mm512_maskz_unpackhi_epi64(0xFF, s0, s1));
+    const __m512i p23 = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(0xFF, s2, s3), _mm512_maskz_unpackhi_epi64(0xFF, s2, s3));
+    const __m512i total = _mm512_maskz_permutexvar_epi32(0xFF, order, lane_pair_sums(p01, p23));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rterm + i),
+                        _mm256_mullo_epi32(_mm512_maskz_extracti64x4_epi64(0xFF, total, 0), zwv));
+  }
+  for (; i < n; ++i) {
+    // One row: its four qword sums in the low half.
+    const __m256i sum = _mm512_maskz_extracti64x4_epi64(0xFF, two_row_lanes(base + 32 * i, halves & 0xFFFFFFFFu, flip), 0);
+    const __m128i s2 = _mm_add_epi64(_mm256_maskz_extracti64x2_epi64(0x3, sum, 0), _mm256_maskz_extracti64x2_epi64(0x3, sum, 1));
+    const auto s = static_cast<std::uint64_t>(_mm_cvtsi128_si64(s2)) + static_cast<std::uint64_t>(_mm_extract_epi64(s2, 1));
+    rterm[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(zw) * static_cast<std::uint32_t>(s));
+  }
+}
+
 /// Rows [r0, r1) of the quant8 GEMM, panels [p0, p1).
 template <std::size_t NV, class S, class O, class Rows>
 void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
@@ -1232,7 +1276,12 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t
   const bool with_rows = p.zw != 0;
   if (with_rows) {
     rterm.resize(n + MR);
-    row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
+    if constexpr (std::is_same_v<Rows, im2col_rows<std::uint8_t>>) {
+      if (Rows::stride(p.cin) == 32) row_terms_32<std::is_signed_v<S>>(ptrs[0], n, p.cin, p.zw, rterm.data());
+      else row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
+    } else {
+      row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
+    }
   }
   for (std::size_t pn = p0; pn < p1; ++pn) {
     const std::size_t cols = std::min(NR, p.out_c - pn * NR);
