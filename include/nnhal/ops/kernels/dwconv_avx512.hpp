@@ -113,9 +113,9 @@ inline bool dw3_applies(const geometry& g) {
 /// filter rows read `rows` (null: the row lies in the padding; `pad_row`, with padded
 /// rows, is a row of padding values for kernels that read it). When `interior`, a pass
 /// reads columns from column `col` of `rows` on: dw3_cols of them with padded rows (also
-/// when n < dw3_px), the `need` its n pixels use when reading in place. Otherwise (input
-/// rows read in place only) it reads input columns from ix0 on, of which pass columns
-/// [inside_lo, inside_hi) lie inside the input and are used by its pixels.
+/// when n < dw3_px); in place, the `need` its n pixels use that lie inside the input.
+/// Otherwise (input rows read in place only) it reads input columns from ix0 on, of which
+/// pass columns [inside_lo, inside_hi) lie inside the input and are used by its pixels.
 template <class T>
 struct dw3_pass {
   std::array<const T*, 3> rows{};
@@ -125,16 +125,6 @@ struct dw3_pass {
   std::size_t inside_lo = 0, inside_hi = 0;
   bool interior = true;
 };
-
-/// The output columns of a 3x3 conv whose three filter columns lie inside the input
-/// (no dilation): [lo, hi), empty when the input is narrower than the filter.
-inline column_range dw3_inside_columns(const geometry& g) {
-  const std::int64_t s = g.stride_w, pad = g.pad_left, last = std::int64_t{g.in_w} - 3 + pad;
-  if (last < 0) return {};
-  const auto lo = static_cast<std::size_t>((pad + s - 1) / s);
-  const auto hi = std::min<std::size_t>(g.out_w, static_cast<std::size_t>(last / s) + 1);
-  return {lo, std::max(lo, hi)};
-}
 
 /// dst[i] = src[i] ^ flip for n bytes.
 NNHAL_TARGET_AVX512 inline void copy_flipped(const std::uint8_t* src, std::uint8_t* dst, std::size_t n,
@@ -216,7 +206,8 @@ template <class T, class O, class Pass>
 void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T flip, exec::parallel_context* par,
                 Pass&& pass) {
   const std::size_t out_row = std::size_t{g.out_w} * g.out_c, row_len = std::size_t{g.in_w} * g.in_c;
-  const column_range interior_x = dw3_inside_columns(g);
+  // The first output column whose filter columns start inside the input.
+  const std::size_t first_inside = (static_cast<std::size_t>(std::max(g.pad_left, 0)) + g.stride_w - 1) / g.stride_w;
   for_blocks(std::size_t{g.batches} * g.out_h, 1, par, [&](std::size_t r0, std::size_t r1) {
     std::optional<dw3_padded_rows<T>> copies;
     dw3_pass<T> p;
@@ -242,35 +233,23 @@ void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T fl
         }
         continue;
       }
-      // In place: a pass whose pixels' columns all lie inside the input is interior (a row
-      // in the padding is null and skipped); others are border passes, which test each
-      // column. With stride 2, one that reaches past the right edge only is split into an
-      // interior pass and a border pass of the pixels that reach past it. (Stride 2 reads
-      // 17 columns a pass, each tested in a border pass; one core, conv_bench float32
-      // 112x112x64 78 -> 66 us, 56x56x128 40 -> 37. Stride 1, 10 columns, was 3-6% slower
-      // split, the extra pass costing more than the tests it saves.)
-      const auto run = [&](std::size_t x0, std::size_t n, bool interior) {
-        p.ox0 = x0;
-        p.n = n;
-        p.need = (n - 1) * g.stride_w + 3;
-        p.ix0 = static_cast<std::int64_t>(x0) * g.stride_w - g.pad_left;
-        p.interior = interior;
-        p.col = interior ? static_cast<std::size_t>(p.ix0) : 0;
-        const auto need = static_cast<std::int64_t>(p.need);
-        p.inside_lo = static_cast<std::size_t>(std::clamp<std::int64_t>(-p.ix0, 0, need));
-        p.inside_hi = std::max(p.inside_lo, static_cast<std::size_t>(std::clamp<std::int64_t>(g.in_w - p.ix0, 0, need)));
+      // In place: a pass from the first pixel whose columns start inside the input on is
+      // interior (rows in the padding are null and skipped), reading the `need` columns
+      // its pixels use up to the input's right edge: columns past it are padding, which
+      // adds nothing. A pass with a pixel whose columns start left of the input is a
+      // border pass, which tests each column. (One core, conv_bench float32, interleaved best
+      // of 4, before the right edge's passes were interior: 112x112x64 k3s2 78 -> 64 us,
+      // 56x56x128 k3s2 41 -> 36, 14x14x512 k3s1 27 -> 25, k3s2 10.8 -> 9.7.)
+      for (p.ox0 = 0; p.ox0 < g.out_w; p.ox0 += dw3_px) {
+        p.n = std::min<std::size_t>(dw3_px, g.out_w - p.ox0);
+        p.ix0 = static_cast<std::int64_t>(p.ox0) * g.stride_w - g.pad_left;
+        const auto used = static_cast<std::int64_t>((p.n - 1) * g.stride_w + 3);
+        p.interior = p.ox0 >= first_inside;
+        p.need = static_cast<std::size_t>(std::clamp<std::int64_t>(g.in_w - p.ix0, 0, used));
+        p.col = p.interior && p.need > 0 ? static_cast<std::size_t>(p.ix0) : 0;
+        p.inside_lo = static_cast<std::size_t>(std::clamp<std::int64_t>(-p.ix0, 0, used));
+        p.inside_hi = std::max(p.inside_lo, static_cast<std::size_t>(std::clamp<std::int64_t>(g.in_w - p.ix0, 0, used)));
         pass(p, out + r * out_row);
-      };
-      for (std::size_t x0 = 0; x0 < g.out_w; x0 += dw3_px) {
-        const std::size_t x1 = std::min<std::size_t>(x0 + dw3_px, g.out_w);
-        if (x0 < interior_x.lo || x0 >= interior_x.hi || (x1 > interior_x.hi && g.stride_w == 1)) {
-          run(x0, x1 - x0, false);
-        } else if (x1 <= interior_x.hi) {
-          run(x0, x1 - x0, true);
-        } else {
-          run(x0, interior_x.hi - x0, true);
-          run(interior_x.hi, x1 - interior_x.hi, false);
-        }
       }
     }
   });
@@ -425,9 +404,9 @@ NNHAL_TARGET_AVX512 void dw3_f32_pass(const dw3_pass<float>& p, std::size_t ch, 
   for (std::size_t c = 0; c < ch; c += 16) {
     const __mmask16 m = lanes_mask(ch - c);
     const __m512 b = _mm512_maskz_loadu_ps(m, bias + c);
-    if (p.interior && p.n == dw3_px) dw3_f32_block<S, true, true>(p, ch, c, m, w, b, vlo, vhi, out, seq);
-    else if (S == 2 && p.interior) dw3_f32_block<S, true, false>(p, ch, c, m, w, b, vlo, vhi, out, seq);
-    else dw3_f32_block<S, false, false>(p, ch, c, m, w, b, vlo, vhi, out, seq);  // any pass
+    if (p.interior && p.need == dw3_cols<S>) dw3_f32_block<S, true, true>(p, ch, c, m, w, b, vlo, vhi, out, seq);
+    else if (p.interior) dw3_f32_block<S, true, false>(p, ch, c, m, w, b, vlo, vhi, out, seq);
+    else dw3_f32_block<S, false, false>(p, ch, c, m, w, b, vlo, vhi, out, seq);
   }
 }
 
