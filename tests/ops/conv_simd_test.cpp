@@ -336,7 +336,9 @@ void depthwise_cases(std::uint32_t seed0, int count) {
 /// `count` random GROUPED_CONV_2D cases per type, 1 to 5 groups of 1 to 40 channels in
 /// and out (every fifth case one input channel per group, every fourth several panels of
 /// outputs per group; the op has no dilation; explicit padding below the filter size).
-void grouped_cases(std::uint32_t seed0, int count) {
+/// `pointwise`: 1x1 filters at stride 1 in NHWC, which float32 runs as GEMMs reading and
+/// writing each group's channels in place.
+void grouped_cases(std::uint32_t seed0, int count, bool pointwise = false) {
   std::mt19937 seeds(seed0);
   for (const auto& t : all_types) {
     for (int n = 0; n < count; ++n) {
@@ -344,6 +346,13 @@ void grouped_cases(std::uint32_t seed0, int count) {
       rng r(seed);
       geometry_case g = random_geometry(r, false);
       g.dh = g.dw = 1;
+      if (pointwise) {
+        g.fh = g.fw = 1;
+        g.sh = g.sw = 1;
+        g.nchw = false;
+        g.in_h = static_cast<std::uint32_t>(r.uniform(1, 9));
+        g.in_w = static_cast<std::uint32_t>(r.uniform(1, 12));
+      }
       for (int i = 0; i < 4; ++i) g.pad[i] = std::min(g.pad[i], static_cast<std::int32_t>(i < 2 ? g.fw : g.fh) - 1);
       const auto groups = static_cast<std::uint32_t>(r.uniform(1, 5));
       g.in_c = groups * static_cast<std::uint32_t>(n % 5 == 0 ? 1 : r.uniform(1, n % 2 == 0 ? 9 : 24));
@@ -377,6 +386,10 @@ TEST_CASE("GROUPED_CONV_2D: the packed kernels equal reference() on 1 to 5 group
   // the xsimd kernels of this build's architecture elsewhere (and in the portable case
   // below).
   grouped_cases(0x6C0Au, 30);
+}
+
+TEST_CASE("GROUPED_CONV_2D 1x1, stride 1, NHWC: the groups' GEMMs in place equal reference()") {
+  grouped_cases(0x6C0Bu, 30, true);
 }
 
 TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometries") {

@@ -6,7 +6,9 @@
 // num_groups above 1 (and a constant layout), on a CPU whose CONV_2D binds the AVX-512
 // kernels for the type: one CONV_2D kernel per group (bind_per_group), run on the
 // group's channels regrouped into dense tensors (a copy of the input and of the output
-// in NHWC; none in NCHW with one batch). Elsewhere the xsimd kernels of
+// in NHWC; none in NCHW with one batch), except a float32 NHWC 1x1 conv that is
+// pointwise, whose groups' GEMMs read and write their channels in place
+// (bind_grouped_pointwise_f32). Elsewhere the xsimd kernels of
 // kernels/conv_gemm.hpp, which read each group's input channels in place (each group's
 // filters packed as their own panels). A num_groups known only at execution runs the
 // reference.
@@ -125,6 +127,14 @@ inline std::shared_ptr<std::vector<group_part>> bind_parts(const bind_context& c
   return parts;
 }
 
+/// Whether the strides (constant 1) and padding (constant 0, or implicit, which is 0 for
+/// a 1x1 filter at stride 1) make a 1x1 GROUPED_CONV_2D pointwise at every execution.
+inline bool pointwise_at_bind(const bind_context& c) {
+  const types::sig::detail::conv_values v = types::sig::detail::conv_values_of(contract::slots(c.in), c.in);
+  const bool no_pad = v.scheme.has_value() || (v.pad[0] == 0 && v.pad[1] == 0 && v.pad[2] == 0 && v.pad[3] == 0);
+  return no_pad && v.stride_w == 1 && v.stride_h == 1 && v.dilation_w == 1 && v.dilation_h == 1;
+}
+
 /// GROUPED_CONV_2D with a constant num_groups above 1 and a constant layout as one
 /// CONV_2D per group, each bound here by conv_2d::bind (the CPU's fastest: on AVX-512 the
 /// packed GEMM, filters packed once per group), each run on its group's channels made a
@@ -197,6 +207,11 @@ inline types::result<kernel> bind(const bind_context& c) {
   // More groups: one AVX-512 CONV_2D per group when this CPU binds those for the type.
   const bool q8 = c.in[0].type != OperandType::TENSOR_FLOAT32;
   const std::optional<bool> nchw = types::sig::detail::conv_values_of(contract::slots(c.in), c.in).nchw;
+  if (groups && *groups > 1 && nchw && !*nchw && !q8 && detail::pointwise_at_bind(c))
+    if (auto k = kernels::conv::avx512::bind_grouped_pointwise_f32(
+            c, &contract::slots, static_cast<std::size_t>(*groups),
+            [](const kernel_io& io) { reference<types::f32, types::f32>(io, {}); }))
+      return std::move(*k);
   if (groups && *groups > 1 && nchw && (q8 ? simd::cpu().avx512_vnni : simd::cpu().avx512))
     if (auto k = detail::bind_per_group(c, static_cast<std::size_t>(*groups), *nchw)) return std::move(*k);
 #endif
