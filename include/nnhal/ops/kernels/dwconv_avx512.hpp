@@ -614,7 +614,7 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void dw3_q8_finish(const dw3_q
 /// copied with its top bit flipped: see depthwise_q8_nhwc). Taps in the padding read the
 /// input zero point, as the reference's (the pass's padding values).
 template <unsigned St, class S, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<std::uint8_t>& p, std::size_t ch, std::size_t c,
+NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_q8_block(const dw3_pass<std::uint8_t>& p, std::size_t ch, std::size_t c,
                                                  __mmask16 m, const std::int32_t* wp, const q8_epilogue& e, S* out,
                                                  std::index_sequence<J...> seq) {
   dw3_q8_regs r;
@@ -627,7 +627,7 @@ NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<std::uint8_t>& 
 }
 /// dw3_q8_block pairing rows 0 and 1 with VBMI's byte permute.
 template <unsigned St, class S, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI_VBMI inline void dw3_q8_block_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
+NNHAL_TARGET_AVX512_VNNI_VBMI [[gnu::always_inline]] inline void dw3_q8_block_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
                                                            std::size_t c, __mmask16 m, const std::int32_t* wp,
                                                            const q8_epilogue& e, S* out,
                                                            std::index_sequence<J...> seq) {
