@@ -198,10 +198,16 @@ std::shared_ptr<const packed_f32> packed_constant_f32(const bind_context& c, con
   return packed_constant_panels<float>(c, "f32", shape, std::forward<Pack>(pack));
 }
 
-/// The bias of out_c channels, zero-padded to `padded` (zeros when there is none).
-inline std::vector<float> padded_bias(const float* bias, std::size_t out_c, std::size_t padded) {
-  std::vector<float> b(padded, 0.0f);
+/// b = the bias of out_c channels, zero-padded to `padded` (zeros when there is none);
+/// b keeps its capacity.
+inline void padded_bias_into(std::vector<float>& b, const float* bias, std::size_t out_c, std::size_t padded) {
+  b.assign(padded, 0.0f);
   if (bias) std::copy(bias, bias + out_c, b.begin());
+}
+/// The same in a new vector.
+inline std::vector<float> padded_bias(const float* bias, std::size_t out_c, std::size_t padded) {
+  std::vector<float> b;
+  padded_bias_into(b, bias, out_c, padded);
   return b;
 }
 

@@ -248,7 +248,7 @@ void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T fl
         p.need = static_cast<std::size_t>(std::clamp<std::int64_t>(g.in_w - p.ix0, 0, used));
         p.col = p.interior && p.need > 0 ? static_cast<std::size_t>(p.ix0) : 0;
         p.inside_lo = static_cast<std::size_t>(std::clamp<std::int64_t>(-p.ix0, 0, used));
-        p.inside_hi = std::max(p.inside_lo, static_cast<std::size_t>(std::clamp<std::int64_t>(g.in_w - p.ix0, 0, used)));
+        p.inside_hi = std::max(p.inside_lo, p.need);
         pass(p, out + r * out_row);
       }
     }

@@ -610,7 +610,8 @@ inline std::optional<kernel> bind_grouped_pointwise_f32(const bind_context& c, c
       packed_f32 one = *constant;  // group gi's panels
       one.groups = 1;
       one.w = std::shared_ptr<const float>(constant->w, constant->panel(gi * constant->panels));
-      const std::vector<float> b = padded_bias(bias ? bias + gi * cout_g : nullptr, cout_g, one.padded_channels());
+      thread_local std::vector<float> b;  // kept: no allocation once grown
+      padded_bias_into(b, bias ? bias + gi * cout_g : nullptr, cout_g, one.padded_channels());
       gemm_f32(dense_rows<float>{x + gi * cin_g, g.in_c}, m, one, b.data(), r.lo, r.hi, y + gi * cout_g, io.par,
                g.out_c);
     }
@@ -1219,6 +1220,17 @@ NNHAL_TARGET_AVX512 inline __m512i lane_pair_sums(__m512i x, __m512i y) {
                           _mm512_maskz_shuffle_i64x2(0xFF, x, y, 0b11011101));
 }
 
+/// zw * (the sum of the 8 qwords of `sum`), wrapping: one row's term.
+NNHAL_TARGET_AVX512 inline std::int32_t one_row_term(__m512i sum, std::int32_t zw) {
+  // The eight lanes summed, halves taken by maskz extracts (GCC 12 warns on the casts' and
+  // unmasked extracts' undefined operand).
+  const __m256i s4 =
+      _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xFF, sum, 0), _mm512_maskz_extracti64x4_epi64(0xFF, sum, 1));
+  const __m128i s2 = _mm_add_epi64(_mm256_maskz_extracti64x2_epi64(0x3, s4, 0), _mm256_maskz_extracti64x2_epi64(0x3, s4, 1));
+  const auto s = static_cast<std::uint64_t>(_mm_cvtsi128_si64(s2)) + static_cast<std::uint64_t>(_mm_extract_epi64(s2, 1));
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(zw) * static_cast<std::uint32_t>(s));
+}
+
 /// rterm[j] = zw * (the sum of lanes[j]'s qwords), wrapping, for 8 rows: the lane sums
 /// transposed and added so that qword j holds row j's total (pairs within 128-bit lanes,
 /// then lanes across vectors).
@@ -1251,16 +1263,7 @@ NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t 
     for (std::size_t k = 0; k < 8; ++k) lanes[k] = row_byte_lanes(first_tap(i + k), mr, taps, cin, flip);
     eight_row_terms(lanes, zwv, rterm + i);
   }
-  for (; i < n; ++i) {
-    const __m512i sum = row_byte_lanes(first_tap(i), mr, taps, cin, flip);
-    // The eight lanes summed, halves taken by maskz extracts (GCC 12 warns on the casts' and
-    // unmasked extracts' undefined operand).
-    const __m256i s4 =
-        _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xFF, sum, 0), _mm512_maskz_extracti64x4_epi64(0xFF, sum, 1));
-    const __m128i s2 = _mm_add_epi64(_mm256_maskz_extracti64x2_epi64(0x3, s4, 0), _mm256_maskz_extracti64x2_epi64(0x3, s4, 1));
-    const auto s = static_cast<std::uint64_t>(_mm_cvtsi128_si64(s2)) + static_cast<std::uint64_t>(_mm_extract_epi64(s2, 1));
-    rterm[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(zw) * static_cast<std::uint32_t>(s));
-  }
+  for (; i < n; ++i) rterm[i] = one_row_term(row_byte_lanes(first_tap(i), mr, taps, cin, flip), zw);
 }
 
 /// Rows 2i and 2i + 1 of a 32-byte-strided block from p (their first k bytes under
@@ -1279,10 +1282,10 @@ NNHAL_TARGET_AVX512 void row_terms_32(const std::uint8_t* base, std::size_t n, s
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(Flip ? 0x80 : 0));
   const __mmask64 halves = ((__mmask64{1} << k) - 1) * 0x100000001u;  // k bytes of each 32
   const __m256i zwv = _mm256_set1_epi32(zw);
-  // pair_rows(s0, s1) sums the 128-bit lanes' qwords of rows (0, 1) and (2, 3): lane 0
-  // holds half of row 0 and of row 2, lane 1 the other halves, lanes 2 and 3 rows 1 and 3;
-  // lane_pair_sums of two such then gives qwords in row order 0 2 1 3 4 6 5 7, whose low
-  // dwords `order` puts back in order.
+  // p01 sums within 128-bit lanes the qwords of s0 (rows 0, 1) and s1 (rows 2, 3): lane 0
+  // holds half of row 0 and of row 2, lane 1 the other halves, lanes 2 and 3 rows 1 and 3
+  // (p23 the same for rows 4 to 7); lane_pair_sums of the two then gives qwords in row
+  // order 0 2 1 3 4 6 5 7, whose low dwords `order` puts back in order.
   const __m512i order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 12, 8, 6, 2, 4, 0);
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -1295,13 +1298,8 @@ NNHAL_TARGET_AVX512 void row_terms_32(const std::uint8_t* base, std::size_t n, s
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(rterm + i),
                         _mm256_mullo_epi32(_mm512_maskz_extracti64x4_epi64(0xFF, total, 0), zwv));
   }
-  for (; i < n; ++i) {
-    // One row: its four qword sums in the low half.
-    const __m256i sum = _mm512_maskz_extracti64x4_epi64(0xFF, two_row_lanes(base + 32 * i, halves & 0xFFFFFFFFu, flip), 0);
-    const __m128i s2 = _mm_add_epi64(_mm256_maskz_extracti64x2_epi64(0x3, sum, 0), _mm256_maskz_extracti64x2_epi64(0x3, sum, 1));
-    const auto s = static_cast<std::uint64_t>(_mm_cvtsi128_si64(s2)) + static_cast<std::uint64_t>(_mm_extract_epi64(s2, 1));
-    rterm[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(zw) * static_cast<std::uint32_t>(s));
-  }
+  // One row a load (the next row's half masked off) for the last n % 8.
+  for (; i < n; ++i) rterm[i] = one_row_term(two_row_lanes(base + 32 * i, halves & 0xFFFFFFFFu, flip), zw);
 }
 
 /// Rows [r0, r1) of the quant8 GEMM, panels [p0, p1).
@@ -1317,12 +1315,10 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t
   const bool with_rows = p.zw != 0;
   if (with_rows) {
     rterm.resize(n + MR);
-    if constexpr (std::is_same_v<Rows, im2col_rows<std::uint8_t>>) {
-      if (Rows::stride(p.cin) == 32) row_terms_32<std::is_signed_v<S>>(ptrs[0], n, p.cin, p.zw, rterm.data());
-      else row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
-    } else {
-      row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
-    }
+    bool two_a_load = false;  // rows 32 bytes apart from ptrs[0]
+    if constexpr (std::is_same_v<Rows, im2col_rows<std::uint8_t>>) two_a_load = Rows::stride(p.cin) == 32;
+    if (two_a_load) row_terms_32<std::is_signed_v<S>>(ptrs[0], n, p.cin, p.zw, rterm.data());
+    else row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
   }
   for (std::size_t pn = p0; pn < p1; ++pn) {
     const std::size_t cols = std::min(NR, p.out_c - pn * NR);
