@@ -344,70 +344,117 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_column(__m512 x, const __m512* w, __m512
   if constexpr (dw3_uses<S, J, 2>) acc[dw3_pixel<S, J, 2>] = _mm512_fmadd_ps(x, w[2], acc[dw3_pixel<S, J, 2>]);
 }
 
+/// Channel blocks [c, c + 16 NB) of a float32 3x3 pass: one block under mask m, or NB
+/// whole blocks.
+template <std::size_t NB>
+struct dw3_f32_blocks {
+  std::size_t c = 0;
+  __mmask16 m = simd::avx512::all16;
+  static_assert(NB >= 1);
+  NNHAL_TARGET_AVX512 __m512 load(const float* p) const {
+    if constexpr (NB == 1) return _mm512_maskz_loadu_ps(m, p);
+    else return _mm512_loadu_ps(p);
+  }
+  NNHAL_TARGET_AVX512 void store(float* p, __m512 v) const {
+    if constexpr (NB == 1) _mm512_mask_storeu_ps(p, m, v);
+    else _mm512_storeu_ps(p, v);
+  }
+};
+
 /// Column J of a border pass (see dw3_pass), when it lies inside the input; `row` the
 /// input row.
-template <unsigned S, std::size_t J>
+template <unsigned S, std::size_t J, std::size_t NB>
 NNHAL_TARGET_AVX512 inline void dw3_f32_border_column(const dw3_pass<float>& p, const float* row, std::size_t ch,
-                                                      std::size_t c, __mmask16 m, const __m512* w, __m512* acc) {
+                                                      const dw3_f32_blocks<NB>& k, const __m512 (*w)[3],
+                                                      __m512 (*acc)[dw3_px]) {
   if (J < p.inside_lo || J >= p.inside_hi) return;
-  const auto col = static_cast<std::size_t>(p.ix0 + static_cast<std::int64_t>(J));
-  dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m, row + col * ch + c), w, acc);
+  const float* x = row + static_cast<std::size_t>(p.ix0 + static_cast<std::int64_t>(J)) * ch + k.c;
+  for (std::size_t b = 0; b < NB; ++b) dw3_f32_column<S, J>(k.load(x + 16 * b), w[b], acc[b]);
 }
 
-/// Column J of an interior pass from `x` (its first column, channel c), when one of its
-/// pixels uses it (Full: all dw3_px pixels, so every column).
-template <unsigned S, bool Full, std::size_t J>
+/// Column J of an interior pass from `x` (its first column, channel k.c), when one of
+/// its pixels uses it (Full: all dw3_px pixels, so every column).
+template <unsigned S, bool Full, std::size_t J, std::size_t NB>
 NNHAL_TARGET_AVX512 inline void dw3_f32_interior_column(const dw3_pass<float>& p, const float* x, std::size_t ch,
-                                                        __mmask16 m, const __m512* w, __m512* acc) {
+                                                        const dw3_f32_blocks<NB>& k, const __m512 (*w)[3],
+                                                        __m512 (*acc)[dw3_px]) {
   if (!Full && J >= p.need) return;
-  dw3_f32_column<S, J>(_mm512_maskz_loadu_ps(m, x + J * ch), w, acc);
+  for (std::size_t b = 0; b < NB; ++b)
+    dw3_f32_column<S, J>(k.load(x + J * ch + 16 * b), w[b], acc[b]);
 }
 
-/// Channels [c, c + 16) under `m` of one float32 3x3 pass (Interior, Full: as
-/// dw3_f32_interior_column's). Rows in the padding add nothing and are skipped.
-template <unsigned S, bool Interior, bool Full, std::size_t... J>
-NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, std::size_t ch, std::size_t c, __mmask16 m,
-                                              const float* w, __m512 bias, __m512 lo, __m512 hi, float* out,
+/// Channel blocks `k` of one float32 3x3 pass (Interior, Full: as dw3_f32_interior_column's).
+/// Rows in the padding add nothing and are skipped.
+template <unsigned S, bool Interior, bool Full, std::size_t NB, std::size_t... J>
+NNHAL_TARGET_AVX512 inline void dw3_f32_block(const dw3_pass<float>& p, std::size_t ch, const dw3_f32_blocks<NB>& k,
+                                              const float* w, const float* bias, __m512 lo, __m512 hi, float* out,
                                               std::index_sequence<J...>) {
-  __m512 acc[dw3_px];
+  __m512 acc[NB][dw3_px];
+#pragma GCC unroll 2
+  for (std::size_t b = 0; b < NB; ++b) {
+    const __m512 init = k.load(bias + k.c + 16 * b);
 #pragma GCC unroll 8
-  for (std::size_t i = 0; i < dw3_px; ++i) acc[i] = bias;
+    for (std::size_t i = 0; i < dw3_px; ++i) acc[b][i] = init;
+  }
 #pragma GCC unroll 3
   for (std::size_t ky = 0; ky < 3; ++ky) {
     const float* row = p.rows[ky];
     if (!row) continue;
-    const float* wr = w + ky * 3 * ch + c;
-    const __m512 wk[3] = {_mm512_maskz_loadu_ps(m, wr), _mm512_maskz_loadu_ps(m, wr + ch),
-                          _mm512_maskz_loadu_ps(m, wr + 2 * ch)};
+    __m512 wk[NB][3];
+#pragma GCC unroll 2
+    for (std::size_t b = 0; b < NB; ++b) {
+      const float* wr = w + ky * 3 * ch + k.c + 16 * b;
+      for (std::size_t kx = 0; kx < 3; ++kx) wk[b][kx] = k.load(wr + kx * ch);
+    }
     if constexpr (Interior) {
-      const float* x = row + p.col * ch + c;
-      (dw3_f32_interior_column<S, Full, J>(p, x, ch, m, wk, acc), ...);
+      const float* x = row + p.col * ch + k.c;
+      (dw3_f32_interior_column<S, Full, J>(p, x, ch, k, wk, acc), ...);
     } else {
-      (dw3_f32_border_column<S, J>(p, row, ch, c, m, wk, acc), ...);
+      (dw3_f32_border_column<S, J>(p, row, ch, k, wk, acc), ...);
     }
   }
   // A constant trip count keeps acc[] in registers (a variable bound would put it in memory).
+#pragma GCC unroll 2
+  for (std::size_t b = 0; b < NB; ++b)
 #pragma GCC unroll 8
-  for (std::size_t i = 0; i < dw3_px; ++i)
-    if (i < p.n)
-      _mm512_mask_storeu_ps(
-          out + i * ch + c, m,
-          _mm512_maskz_min_ps(simd::avx512::all16, hi, _mm512_maskz_max_ps(simd::avx512::all16, lo, acc[i])));
+    for (std::size_t i = 0; i < dw3_px; ++i)
+      if (i < p.n)
+        k.store(out + i * ch + k.c + 16 * b,
+                _mm512_maskz_min_ps(simd::avx512::all16, hi, _mm512_maskz_max_ps(simd::avx512::all16, lo, acc[b][i])));
+}
+
+/// dw3_f32_block for the kind of pass `p` is.
+template <unsigned S, std::size_t NB>
+NNHAL_TARGET_AVX512 inline void dw3_f32_blocks_of(const dw3_pass<float>& p, std::size_t ch,
+                                                  const dw3_f32_blocks<NB>& k, const float* w, const float* bias,
+                                                  __m512 lo, __m512 hi, float* out) {
+  constexpr auto seq = std::make_index_sequence<dw3_cols<S>>{};
+  if (p.interior && p.need == dw3_cols<S>) dw3_f32_block<S, true, true>(p, ch, k, w, bias, lo, hi, out, seq);
+  else if (p.interior) dw3_f32_block<S, true, false>(p, ch, k, w, bias, lo, hi, out, seq);
+  else dw3_f32_block<S, false, false>(p, ch, k, w, bias, lo, hi, out, seq);
 }
 
 /// One float32 3x3 pass over every channel; `out` is the pass's first output pixel.
+///
+/// A pass loads one line per column and row for each 16 channels. When a pixel holds a
+/// multiple of 32 channels, its lines lie an even number of lines apart and the columns
+/// of one channel block fall into few L1 sets (two at 512 channels: all 51 lines of a
+/// stride-2 pass), which then evict one another. Such passes take two channel blocks at a
+/// time, whose lines lie in different sets, unmasked. (One core, conv_bench, interleaved
+/// best of 4, one block vs two, us: 14x14x512 k3s2 9.4 -> 7.1, 28x28x256 k3s2 16.9 ->
+/// 13.9, 56x56x128 k3s2 33.0 -> 29.7, 7x7x1024 k3s1 20.7 -> 14.0. At 528 channels, whose
+/// lines spread over all sets, one block took 5.6 us for 14x14 k3s2 and two 6.1.)
 template <unsigned S>
 NNHAL_TARGET_AVX512 void dw3_f32_pass(const dw3_pass<float>& p, std::size_t ch, const float* w, const float* bias,
                                       float lo, float hi, float* out) {
-  constexpr auto seq = std::make_index_sequence<dw3_cols<S>>{};
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-  for (std::size_t c = 0; c < ch; c += 16) {
-    const __mmask16 m = lanes_mask(ch - c);
-    const __m512 b = _mm512_maskz_loadu_ps(m, bias + c);
-    if (p.interior && p.need == dw3_cols<S>) dw3_f32_block<S, true, true>(p, ch, c, m, w, b, vlo, vhi, out, seq);
-    else if (p.interior) dw3_f32_block<S, true, false>(p, ch, c, m, w, b, vlo, vhi, out, seq);
-    else dw3_f32_block<S, false, false>(p, ch, c, m, w, b, vlo, vhi, out, seq);
+  if (ch % 32 == 0) {
+    for (std::size_t c = 0; c < ch; c += 32)
+      dw3_f32_blocks_of<S>(p, ch, dw3_f32_blocks<2>{c}, w, bias, vlo, vhi, out);
+    return;
   }
+  for (std::size_t c = 0; c < ch; c += 16)
+    dw3_f32_blocks_of<S>(p, ch, dw3_f32_blocks<1>{c, lanes_mask(ch - c)}, w, bias, vlo, vhi, out);
 }
 
 inline void depthwise_f32_nhwc(const geometry& g, const float* in, const float* w, const float* bias, float lo,
