@@ -4,7 +4,7 @@
 //
 //   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]
 //             [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]
-//             [--no-variants] [--mutate SEED] [--verbose] PATH...
+//             [--no-variants] [--mutate SEED] [--shard K/N] [--verbose] PATH...
 //
 // Each model runs in its own forked child (the parent only loads and converts files),
 // so a crash or a hang in the driver costs one model, not the run.
@@ -89,6 +89,7 @@ struct options {
   bool portable = false;  // --kernels portable
   bool variants = true;   // --no-variants turns them off
   std::optional<unsigned> mutate;  // --mutate SEED: hostile variations of every model
+  unsigned shard = 0, shards = 1;  // --shard K/N: every Nth model from the Kth on
   std::vector<std::string> paths;
 };
 
@@ -98,7 +99,7 @@ void print_help() {
   std::printf(
       "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]\n"
       "                 [--kernels best|portable] [--jobs N] [--timeout SEC] [--check-versions]\n"
-      "                 [--no-variants] [--mutate SEED] [--verbose] PATH...\n"
+      "                 [--no-variants] [--mutate SEED] [--shard K/N] [--verbose] PATH...\n"
       "\n"
       "PATH is a corpus .json file or a directory searched recursively for *.json\n"
       "(index.json files are skipped).\n"
@@ -121,6 +122,8 @@ void print_help() {
       "                    SEED and the model's place in the run) to its scalar constants,\n"
       "                    quantization parameters and input extents; outputs are not\n"
       "                    compared, and only a crash, hang or uncaught exception fails\n"
+      "  --shard K/N       run only models K, K + N, K + 2N, ... (0 <= K < N) of those the\n"
+      "                    filter selects, in run order; a model is mutated as in the whole run\n"
       "  --verbose         one line per model that did not pass\n");
 }
 
@@ -204,6 +207,21 @@ options parse_args(int argc, char** argv) {
       if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-' || n > 0xFFFFFFFFul)
         usage_error("bad --mutate seed '" + text + "' (expected 0..4294967295)");
       opt.mutate = static_cast<unsigned>(n);
+    } else if (arg == "--shard") {
+      const std::string text = value();
+      const auto slash = text.find('/');
+      unsigned long k = 0, n = 0;
+      bool ok = slash != std::string::npos && slash > 0 && slash + 1 < text.size() &&
+                text.find_first_not_of("0123456789/") == std::string::npos && text.find('/', slash + 1) == std::string::npos;
+      if (ok) {
+        errno = 0;
+        k = std::strtoul(text.substr(0, slash).c_str(), nullptr, 10);
+        n = std::strtoul(text.substr(slash + 1).c_str(), nullptr, 10);
+        ok = errno == 0 && n >= 1 && n <= 1000000 && k < n;
+      }
+      if (!ok) usage_error("bad --shard '" + text + "' (expected K/N with 0 <= K < N <= 1000000)");
+      opt.shard = static_cast<unsigned>(k);
+      opt.shards = static_cast<unsigned>(n);
     } else if (arg == "--check-versions") {
       flag();
       opt.check_versions = true;
@@ -568,7 +586,9 @@ class scheduler {
  public:
   scheduler(std::vector<model_result>& results, const options& opt) : results_(results), opt_(opt) {}
 
-  void spawn(const corpus::test_model& tm, std::size_t result_index) {
+  /// Runs `tm` in a child; `ordinal` is its place among the models the filter selects
+  /// (what --mutate seeds with, so a shard mutates a model as the whole run does).
+  void spawn(const corpus::test_model& tm, std::size_t result_index, std::size_t ordinal) {
     while (running_.size() >= opt_.jobs) service();
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -591,8 +611,8 @@ class scheduler {
       try {
         if (opt_.mutate) {
           // Any outcome but a crash is a pass: refusals name what they refuse.
-          r = run_model(mutated(tm, *opt_.mutate * 2654435761u + static_cast<std::uint32_t>(result_index)), false,
-                        false, opt_.styles);
+          r = run_model(mutated(tm, *opt_.mutate * 2654435761u + static_cast<std::uint32_t>(ordinal)), false, false,
+                        opt_.styles);
           if (r.st != status::CRASH) r = {status::PASS, "mutated: " + r.message, false};
         } else {
           r = run_model(tm, opt_.check_versions, opt_.variants, opt_.styles);
@@ -807,6 +827,7 @@ int main(int argc, char** argv) {
   // The scheduler refers to results by index (the vector grows while children run).
   {
     scheduler sched(results, opt);
+    std::size_t ordinal = 0;  // models (and entries that failed to load) the filter selects
     for (const auto& f : files) {
       auto loaded = corpus::load_corpus_entries(f.path, f.display);
       if (!loaded) {
@@ -820,6 +841,7 @@ int main(int argc, char** argv) {
       }
       for (auto& entry : loaded->entries) {
         if (!matches(opt, entry.name)) continue;
+        if (ordinal++ % opt.shards != opt.shard) continue;
         model_result r;
         r.file = f.display;
         r.name = entry.name;
@@ -832,7 +854,7 @@ int main(int argc, char** argv) {
         r.operations = corpus::operation_names(entry.model->model);
         r.operandTypes = corpus::operand_type_names(entry.model->model);
         results.push_back(std::move(r));
-        sched.spawn(*entry.model, results.size() - 1);
+        sched.spawn(*entry.model, results.size() - 1, ordinal - 1);
       }
     }
     sched.drain();
