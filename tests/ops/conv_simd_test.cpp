@@ -337,8 +337,9 @@ void depthwise_cases(std::uint32_t seed0, int count) {
 /// and out (every fifth case one input channel per group, every fourth several panels of
 /// outputs per group; the op has no dilation; explicit padding below the filter size).
 /// `pointwise`: 1x1 filters at stride 1 in NHWC, which float32 runs as GEMMs reading and
-/// writing each group's channels in place.
-void grouped_cases(std::uint32_t seed0, int count, bool pointwise = false) {
+/// writing each group's channels in place. `small`: NHWC with 2, 4, 8 or 16 channels per
+/// group in and out, a multiple of 16 in all, which float32 runs 16 channels per vector.
+void grouped_cases(std::uint32_t seed0, int count, bool pointwise = false, bool small = false) {
   std::mt19937 seeds(seed0);
   for (const auto& t : all_types) {
     for (int n = 0; n < count; ++n) {
@@ -354,9 +355,15 @@ void grouped_cases(std::uint32_t seed0, int count, bool pointwise = false) {
         g.in_w = static_cast<std::uint32_t>(r.uniform(1, 12));
       }
       for (int i = 0; i < 4; ++i) g.pad[i] = std::min(g.pad[i], static_cast<std::int32_t>(i < 2 ? g.fw : g.fh) - 1);
-      const auto groups = static_cast<std::uint32_t>(r.uniform(1, 5));
+      auto groups = static_cast<std::uint32_t>(r.uniform(1, 5));
       g.in_c = groups * static_cast<std::uint32_t>(n % 5 == 0 ? 1 : r.uniform(1, n % 2 == 0 ? 9 : 24));
       g.out_c = groups * static_cast<std::uint32_t>(n % 4 == 1 ? r.uniform(33, 90) : r.uniform(1, n % 3 == 0 ? 40 : 12));
+      if (small) {
+        const auto per_group = std::uint32_t{2} << r.uniform(0, 3);
+        groups = 16 / per_group * static_cast<std::uint32_t>(r.uniform(1, 3));
+        g.in_c = g.out_c = groups * per_group;
+        g.nchw = false;
+      }
       const bool quant = !is_float(t.in);
       const quant_choice q = choose_quant(t, std::size_t{g.fh} * g.fw * g.in_c / groups, g.out_c, r);
       const tensor input = make_input(g, t, q, r);
@@ -390,6 +397,10 @@ TEST_CASE("GROUPED_CONV_2D: the packed kernels equal reference() on 1 to 5 group
 
 TEST_CASE("GROUPED_CONV_2D 1x1, stride 1, NHWC: the groups' GEMMs in place equal reference()") {
   grouped_cases(0x6C0Bu, 30, true);
+}
+
+TEST_CASE("GROUPED_CONV_2D NHWC, 2 to 16 channels per group: 16 channels per vector equal reference()") {
+  grouped_cases(0x6C0Cu, 40, false, true);
 }
 
 TEST_CASE("CONV_2D: AVX-512 / VNNI kernels equal reference() on random geometries") {

@@ -8,7 +8,8 @@
 // group's channels regrouped into dense tensors (a copy of the input and of the output
 // in NHWC; none in NCHW with one batch), except a float32 NHWC 1x1 conv that is
 // pointwise, whose groups' GEMMs read and write their channels in place
-// (bind_grouped_pointwise_f32). Elsewhere the xsimd kernels of
+// (bind_grouped_pointwise_f32), and a float32 NHWC conv of 2 to 16 channels per group,
+// which runs 16 channels per vector (kernels/grouped_avx512.hpp). Elsewhere the xsimd kernels of
 // kernels/conv_gemm.hpp, which read each group's input channels in place (each group's
 // filters packed as their own panels). A num_groups known only at execution runs the
 // reference.
@@ -28,6 +29,7 @@
 #include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
+#include "nnhal/ops/kernels/grouped_avx512.hpp"
 #include "nnhal/types/signatures/grouped_conv_2d.hpp"
 
 namespace nnhal::ops::grouped_conv_2d {
@@ -209,6 +211,11 @@ inline types::result<kernel> bind(const bind_context& c) {
   const std::optional<bool> nchw = types::sig::detail::conv_values_of(contract::slots(c.in), c.in).nchw;
   if (groups && *groups > 1 && nchw && !*nchw && !q8 && detail::pointwise_at_bind(c))
     if (auto k = kernels::conv::avx512::bind_grouped_pointwise_f32(
+            c, &contract::slots, static_cast<std::size_t>(*groups),
+            [](const kernel_io& io) { reference<types::f32, types::f32>(io, {}); }))
+      return std::move(*k);
+  if (groups && *groups > 1 && nchw && !*nchw && !q8)
+    if (auto k = kernels::conv::avx512::bind_grouped_small_f32(
             c, &contract::slots, static_cast<std::size_t>(*groups),
             [](const kernel_io& io) { reference<types::f32, types::f32>(io, {}); }))
       return std::move(*k);
