@@ -1,7 +1,11 @@
 // Compilation-cache benchmarks on a MobileNet v1 (1.0, 224)-sized float model (about
 // 4.2 M weights, 17 MB in one constant pool): full preparation versus preparation from
 // the cache (which holds the weights the kernels packed, so nothing is packed again), and
-// save / load throughput in bytes per second (files in $TMPDIR).
+// save / load throughput in bytes per second (files in $TMPDIR). Preparing from the cache
+// runs two ways: mapping the driver's private copy of the data cache (`mapped`, what a
+// driver with a data_mirror gets) and reading the runtime's data cache (`read`). As a
+// mapping defers bringing pages in to the first execution, `*_and_run` adds one execution
+// to full preparation and to mapped preparation from the cache.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -111,11 +115,13 @@ Model mobilenet_like() {
   return b.build();
 }
 
-/// A scratch directory with a token store and one model / data cache file.
+/// A scratch directory with a token store, the driver's data-cache copies and one model /
+/// data cache file.
 struct bench_env {
   fs::path dir;
   int model_fd = -1, data_fd = -1;
   std::optional<ca::token_store> store;
+  ca::cache_options mapped;  // with the driver's copies; default-constructed: read the file
   bench_env() {
     std::string t = (fs::temp_directory_path() / "nnhal-cache-bench.XXXXXX").string();
     if (!::mkdtemp(t.data())) std::abort();
@@ -125,6 +131,9 @@ struct bench_env {
     auto s = ca::token_store::open(dir / "store", "bench");
     if (!s || model_fd < 0 || data_fd < 0) std::abort();
     store.emplace(std::move(*s));
+    auto m = ca::data_mirror::open(dir / "copies", std::uint64_t{1} << 30);
+    if (!m) std::abort();
+    mapped.mirror = std::move(*m);
   }
   ~bench_env() {
     ::close(model_fd);
@@ -160,49 +169,82 @@ void BM_full_prepare(benchmark::State& state) {
   }
 }
 
-/// Saves the prepared model once, then times `read(model_fds, data_fds, store)` per
-/// iteration; bytes processed are the cache files' sizes.
+/// Saves the prepared model once (keeping the driver's copy too), then times
+/// `read(model_fds, data_fds, store, options)` per iteration, `options` with the copy when
+/// `use_copy`; bytes processed are the cache files' sizes.
 template <class Read>
-void read_cached(benchmark::State& state, Read read) {
+void read_cached(benchmark::State& state, bool use_copy, Read read) {
   bench_env env;
   const int m[] = {env.model_fd}, d[] = {env.data_fd};
-  if (auto st = ca::save_to_cache(prepared(), m, d, token, *env.store); !st) {
+  const ca::cache_options options = use_copy ? env.mapped : ca::cache_options{};
+  if (auto st = ca::save_to_cache(prepared(), m, d, token, *env.store, env.mapped); !st) {
     state.SkipWithError(st.err().message.c_str());
     return;
   }
   for (auto _ : state) {
-    auto got = read(m, d, *env.store);
+    auto got = read(m, d, *env.store, options);
     if (!got) state.SkipWithError(got.err().message.c_str());
     benchmark::DoNotOptimize(got);
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(env.cache_bytes() * state.iterations()));
 }
 
-void BM_prepare_from_cache(benchmark::State& state) {
-  read_cached(state, [](std::span<const int> m, std::span<const int> d, ca::token_store& store) {
-    return ca::prepare_from_cache(m, d, token, store);
-  });
+/// One execution of `pm` on a zero input (pages of a mapped data cache come in here).
+bool run_once(const nnhal::exec::prepared_model& pm) {
+  static Request r = nnhal::test::make_request(model());
+  return nnhal::exec::execute(pm, r).status == ErrorStatus::NONE;
+}
+
+void prepare_from_cache(benchmark::State& state, bool use_copy, bool and_run) {
+  read_cached(state, use_copy,
+              [&](std::span<const int> m, std::span<const int> d, ca::token_store& store, const ca::cache_options& o) {
+                auto pm = ca::prepare_from_cache(m, d, token, store, o);
+                if (pm && and_run && !run_once(**pm)) state.SkipWithError("execution failed");
+                return pm;
+              });
+}
+void BM_prepare_from_cache_mapped(benchmark::State& state) { prepare_from_cache(state, true, false); }
+void BM_prepare_from_cache_read(benchmark::State& state) { prepare_from_cache(state, false, false); }
+void BM_prepare_from_cache_mapped_and_run(benchmark::State& state) { prepare_from_cache(state, true, true); }
+
+void BM_full_prepare_and_run(benchmark::State& state) {
+  for (auto _ : state) {
+    auto pm = nnhal::exec::prepare(model());
+    if (!pm || !run_once(**pm)) state.SkipWithError("prepare or execution failed");
+    benchmark::DoNotOptimize(pm);
+  }
+}
+
+void BM_run(benchmark::State& state) {  // steady state, for the two above
+  for (auto _ : state)
+    if (!run_once(prepared())) state.SkipWithError("execution failed");
 }
 
 void BM_load_from_cache(benchmark::State& state) {  // read + hash + decode + validate, no prepare
-  read_cached(state, [](std::span<const int> m, std::span<const int> d, ca::token_store& store) {
-    return ca::load_from_cache(m, d, token, store);
-  });
+  read_cached(state, false,
+              [](std::span<const int> m, std::span<const int> d, ca::token_store& store, const ca::cache_options& o) {
+                return ca::load_from_cache(m, d, token, store, o);
+              });
 }
 
 void BM_save_to_cache(benchmark::State& state) {
   bench_env env;
   const int m[] = {env.model_fd}, d[] = {env.data_fd};
   for (auto _ : state) {
-    auto st = ca::save_to_cache(prepared(), m, d, token, *env.store);
+    auto st = ca::save_to_cache(prepared(), m, d, token, *env.store, state.range(0) ? env.mapped : ca::cache_options{});
     if (!st) state.SkipWithError(st.err().message.c_str());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(env.cache_bytes() * state.iterations()));
 }
 
 BENCHMARK(BM_full_prepare)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_prepare_from_cache)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_prepare_from_cache_mapped)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_prepare_from_cache_read)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_load_from_cache)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_save_to_cache)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_full_prepare_and_run)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_prepare_from_cache_mapped_and_run)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_run)->Unit(benchmark::kMillisecond);
+// Argument: 1 also writes the driver's copy of the data cache.
+BENCHMARK(BM_save_to_cache)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -53,6 +54,7 @@ float exec_time_of(const types::Capabilities& caps, OperandType type) noexcept {
 struct device::impl {
   std::unique_ptr<exec::runtime> rt;          // worker pool, reactor, admission (every style)
   std::optional<cache::token_store> store;    // compilation cache; empty: caching off
+  std::shared_ptr<const cache::data_mirror> copies;  // the driver's copies of data caches, or none
   mutable exec::buffer_registry buffers;       // IBuffer tokens (memory domains)
 };
 
@@ -163,9 +165,11 @@ types::Capabilities measure_capabilities(bool measure, exec::parallel_context& p
   return caps;
 }
 
-cache::cache_options cache_options_for(exec::prepare_options prepare) {
+cache::cache_options cache_options_for(exec::prepare_options prepare,
+                                      std::shared_ptr<const cache::data_mirror> copies) {
   cache::cache_options o;
   o.prepare = prepare;
+  o.mirror = std::move(copies);
   return o;
 }
 
@@ -184,6 +188,12 @@ result<std::shared_ptr<device>> device::create(device_config config) {
     auto store = cache::token_store::open(d->config_.cache_store_dir, d->getVersionString());
     if (!store) return types::make_error(store.err().status, "cache store: ", store.err().message);
     d->impl_->store.emplace(std::move(*store));
+    if (d->config_.cache_copies_bytes > 0) {
+      auto copies = cache::data_mirror::open(std::filesystem::path(d->config_.cache_store_dir) / "data",
+                                             d->config_.cache_copies_bytes);
+      if (!copies) return types::make_error(copies.err().status, "cache copies: ", copies.err().message);
+      d->impl_->copies = std::move(*copies);
+    }
   }
   // Measured on one thread: the numbers compare element types, not thread counts.
   exec::serial_context serial;
@@ -230,7 +240,8 @@ result<std::shared_ptr<const prepared_model>> device::prepareModel(const Model& 
   out->priority_ = priority;
   if (caching) {
     // Best effort: a failed save leaves a cache miss for next time, not a failed prepare.
-    auto saved = cache::save_to_cache(*out->impl_->pm, modelCache, dataCache, token, *impl_->store);
+    auto saved = cache::save_to_cache(*out->impl_->pm, modelCache, dataCache, token, *impl_->store,
+                                      cache_options_for(options, impl_->copies));
     out->cache_note_ = saved ? "saved to the compilation cache" : "not cached: " + saved.err().message;
   }
   return std::shared_ptr<const prepared_model>(std::move(out));
@@ -245,7 +256,7 @@ result<std::shared_ptr<const prepared_model>> device::prepareModelFromCache(type
     return types::make_error(ErrorStatus::MISSED_DEADLINE_PERSISTENT, "the preparation deadline has passed");
   exec::prepare_options po;
   po.deadline = deadline;
-  auto pm = cache::prepare_from_cache(modelCache, dataCache, token, *impl_->store, cache_options_for(po));
+  auto pm = cache::prepare_from_cache(modelCache, dataCache, token, *impl_->store, cache_options_for(po, impl_->copies));
   if (!pm) return std::move(pm).err();
   auto out = std::shared_ptr<prepared_model>(new prepared_model());
   out->impl_ = std::make_unique<prepared_model::impl>();

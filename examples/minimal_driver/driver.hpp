@@ -158,6 +158,9 @@ struct device_config {
   std::string name = "nnhal-example";
   std::size_t threads = 1;      // executor worker threads (0: one per core)
   std::string cache_store_dir;  // driver-private directory of the cache token store; empty: no caching
+  // Disk the driver's own copies of data caches may take (in cache_store_dir/data): preparing
+  // from the cache maps a copy instead of reading the runtime's file. 0: no copies.
+  std::uint64_t cache_copies_bytes = std::uint64_t{512} << 20;
   bool measure_capabilities = true;  // false: report 1.0 everywhere (tests)
 };
 

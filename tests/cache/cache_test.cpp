@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "nnhal/ops/simd/cpu.hpp"
 #include "support/model_builder.hpp"
 
 namespace ca = nnhal::cache;
@@ -736,6 +737,41 @@ TEST_CASE("cache: weights packed at prepare are saved and used by prepare_from_c
   }
 }
 
+TEST_CASE("cache: GROUPED_CONV_2D's packing for few channels per group is kept and found") {
+  // 32 channels in 8 groups of 4, NHWC, 3x3 filter, a constant filter: on AVX-512 CPUs the
+  // kernel that holds 16 channels per vector packs the filter at bind.
+  nnhal::test::model_builder b;
+  auto g = b.main();
+  const auto x = g.input(OperandType::TENSOR_FLOAT32, {1, 5, 5, 32});
+  std::vector<float> fv(32 * 3 * 3 * 4);
+  for (std::size_t i = 0; i < fv.size(); ++i) fv[i] = 0.125f * static_cast<float>(static_cast<int>(i % 9) - 4);
+  const auto f = g.constant(OperandType::TENSOR_FLOAT32, {32, 3, 3, 4}, fv);
+  const auto bias = g.constant(OperandType::TENSOR_FLOAT32, {32}, std::vector<float>(32, 0.5f));
+  const auto y = g.output(OperandType::TENSOR_FLOAT32, {1, 5, 5, 32});
+  g.op(OperationType::GROUPED_CONV_2D,
+       {x, f, bias, g.i32(1), g.i32(1), g.i32(1), g.i32(1), g.i32(1), g.i32(1), g.i32(8), g.i32(0), g.boolean(false)},
+       {y});
+  const Model m = b.build();
+  auto first = ex::prepare(m);
+  INFO(why(first));
+  REQUIRE(first.ok());
+  if (!nnhal::simd::cpu().avx512) {
+    MESSAGE("no AVX-512: the small-group kernel is not bound here");
+    return;
+  }
+  const ops::packed_table& packed = (*first)->packed();
+  const auto it = std::find_if(packed.begin(), packed.end(),
+                               [](const auto& e) { return contains(e.first, "grouped_small_f32:32x9x4"); });
+  REQUIRE(it != packed.end());
+  CHECK(it->second.bytes.size() == fv.size() * sizeof(float));
+  // A second preparation given that table uses the blob rather than packing again.
+  ex::prepare_options o;
+  o.packed = &packed;
+  auto second = ex::prepare(m, o);
+  REQUIRE(second.ok());
+  CHECK((*second)->packed().at(it->first).bytes.data() == it->second.bytes.data());
+}
+
 TEST_CASE("large_bytes: 64-byte aligned, 2 MiB aligned from 2 MiB on, zeroed on request") {
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{3} << 20}) {
     const auto b = nnhal::types::large_bytes(n, true);
@@ -810,13 +846,209 @@ TEST_CASE("cache: random data-cache corruption never crashes") {
   CHECK(rejected + prepared == 400);
 }
 
+// ---------------------------------------------------------------------------------------
+// The driver's private copies of the data cache (cache/data_mirror.hpp).
+
+namespace {
+
+/// The copy files in `m`'s directory.
+std::vector<fs::path> copies_in(const ca::data_mirror& m) {
+  std::vector<fs::path> v;
+  for (const auto& e : fs::directory_iterator(m.directory()))
+    if (e.path().filename().string().starts_with(ca::data_mirror::file_prefix)) v.push_back(e.path());
+  return v;
+}
+
+ca::cache_options with_copies(const fs::path& dir, std::uint64_t budget = std::uint64_t{1} << 30) {
+  auto m = ca::data_mirror::open(dir / "copies", budget);
+  INFO(why(m));
+  REQUIRE(m.ok());
+  ca::cache_options o;
+  o.mirror = std::move(*m);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("cache: the driver's copy of the data cache is mapped instead of the runtime's file") {
+  scratch_dir dir;
+  auto store = open_store(dir.path);
+  cache_files files(dir.path, "a");
+  const auto o = with_copies(dir.path);
+  save_conv(files, token_of(1), store, o);
+  const auto data = read_fd(files.data_fds[0]);
+  auto copies = copies_in(*o.mirror);
+  REQUIRE(copies.size() == 1);
+  CHECK(fs::file_size(copies[0]) == data.size());
+  CHECK(o.mirror->bytes_held() == data.size());
+  CHECK((fs::status(o.mirror->directory()).permissions() & (fs::perms::group_all | fs::perms::others_all)) ==
+        fs::perms::none);
+
+  SUBCASE("the runtime's data cache emptied: the copy still serves, reading it fails") {
+    write_fd(files.data_fds[0], {});
+    auto pm = load(files, token_of(1), store, o);
+    INFO(why(pm));
+    REQUIRE(pm.ok());
+    check_conv_output(run(**pm));
+    CHECK(load(files, token_of(1), store).status() == ErrorStatus::GENERAL_FAILURE);
+  }
+  SUBCASE("the copy's bytes are the ones used") {
+    // Zero the packed filter in the copy only: the output becomes the bias alone.
+    auto fresh = ex::prepare(conv_model());
+    REQUIRE(fresh.ok());
+    const auto blob = (*fresh)->packed().begin()->second.bytes;
+    std::vector<std::byte> bytes = data;
+    const auto at = std::search(bytes.begin(), bytes.end(), blob.begin(), blob.end());
+    REQUIRE(at != bytes.end());
+    std::fill(at, at + static_cast<std::ptrdiff_t>(blob.size()), std::byte{0});
+    fd_holder copy(copies[0]);
+    write_fd(copy.fd, bytes);
+    auto pm = load(files, token_of(1), store, o);
+    REQUIRE(pm.ok());
+    const auto r = run(**pm);
+    REQUIRE(r.status == ErrorStatus::NONE);
+    for (std::size_t i = 0; i < r.output.size(); ++i) REQUIRE(r.output[i] == bias_values[i % K]);
+    check_conv_output(run(**load(files, token_of(1), store)));  // the runtime's file is intact
+  }
+  SUBCASE("a copy that does not decode is removed and the runtime's file read") {
+    for (std::size_t cut : {std::size_t{1}, data.size() / 2, data.size() - 1}) {
+      for (const auto& c : copies_in(*o.mirror)) fs::remove(c);
+      save_conv(files, token_of(1), store, o);
+      copies = copies_in(*o.mirror);
+      REQUIRE(copies.size() == 1);
+      const fs::path newest = copies[0];
+      {
+        fd_holder copy(newest);
+        write_fd(copy.fd, std::vector<std::byte>(data.begin(), data.end() - static_cast<std::ptrdiff_t>(cut)));
+      }
+      auto pm = load(files, token_of(1), store, o);
+      CAPTURE(cut);
+      INFO(why(pm));
+      REQUIRE(pm.ok());
+      check_conv_output(run(**pm));
+      CHECK_FALSE(fs::exists(newest));
+    }
+  }
+  SUBCASE("a copy replaced by a symbolic link is not followed") {
+    const fs::path target = dir.path / "elsewhere";
+    {
+      fd_holder t(target);
+      write_fd(t.fd, data);
+    }
+    fs::remove(copies[0]);
+    fs::create_symlink(target, copies[0]);
+    auto pm = load(files, token_of(1), store, o);  // the runtime's file, read
+    REQUIRE(pm.ok());
+    check_conv_output(run(**pm));
+    // Proof the link was not used: emptied, the runtime's file fails the load.
+    write_fd(files.data_fds[0], {});
+    CHECK(load(files, token_of(1), store, o).status() == ErrorStatus::GENERAL_FAILURE);
+  }
+}
+
+TEST_CASE("cache: copies of the data cache stay within their budget, least recently used dropped first") {
+  scratch_dir dir;
+  auto store = open_store(dir.path);
+  std::vector<std::unique_ptr<cache_files>> files;
+  for (int i = 0; i < 4; ++i) files.push_back(std::make_unique<cache_files>(dir.path, "f" + std::to_string(i)));
+  // Size one copy first, then allow two and a half of them.
+  std::uint64_t one = 0;
+  {
+    scratch_dir probe;
+    auto probe_store = open_store(probe.path);
+    const auto po = with_copies(probe.path);
+    cache_files pf(probe.path, "p");
+    save_conv(pf, token_of(9), probe_store, po);
+    one = po.mirror->bytes_held();
+    REQUIRE(one > 0);
+  }
+  const auto o = with_copies(dir.path, one * 5 / 2);
+  // mtimes come from a coarse clock: space the steps out so their order is visible.
+  auto step = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
+  save_conv(*files[0], token_of(0), store, o);
+  step();
+  save_conv(*files[1], token_of(1), store, o);
+  step();
+  // Use copy 0: copy 1 is now the least recently used.
+  REQUIRE(load(*files[0], token_of(0), store, o).ok());
+  step();
+  save_conv(*files[2], token_of(2), store, o);
+  CHECK(copies_in(*o.mirror).size() == 2);
+  CHECK(o.mirror->bytes_held() <= one * 5 / 2);
+  // Copies 0 and 2 remain: both load with the runtime's data cache emptied.
+  for (int i : {0, 2}) {
+    write_fd(files[static_cast<std::size_t>(i)]->data_fds[0], {});
+    auto pm = load(*files[static_cast<std::size_t>(i)], token_of(static_cast<std::uint8_t>(i)), store, o);
+    CAPTURE(i);
+    INFO(why(pm));
+    REQUIRE(pm.ok());
+    check_conv_output(run(**pm));
+  }
+  // Copy 1 was dropped; its runtime files still serve.
+  auto pm1 = load(*files[1], token_of(1), store, o);
+  REQUIRE(pm1.ok());
+  check_conv_output(run(**pm1));
+
+  // A budget smaller than one copy, or 0, keeps none (and the save still succeeds).
+  for (std::uint64_t budget : {one - 1, std::uint64_t{0}}) {
+    scratch_dir d2;
+    auto s2 = open_store(d2.path);
+    const auto o2 = with_copies(d2.path, budget);
+    save_conv(*files[3], token_of(3), s2, o2);
+    CHECK(copies_in(*o2.mirror).empty());
+    CHECK(load(*files[3], token_of(3), s2, o2).ok());
+  }
+}
+
+TEST_CASE("cache: random corruption of the driver's copy never crashes") {
+  scratch_dir dir;
+  auto store = open_store(dir.path);
+  cache_files files(dir.path, "a");
+  const auto o = with_copies(dir.path);
+  save_conv(files, token_of(1), store, o);
+  const auto copies = copies_in(*o.mirror);
+  REQUIRE(copies.size() == 1);
+  const auto original = read_fd(files.data_fds[0]);
+  std::mt19937 rng(4321);
+  int prepared = 0, failed = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    auto bytes = original;
+    const int flips = 1 + static_cast<int>(rng() % 8);
+    for (int k = 0; k < flips; ++k) {
+      const std::size_t lo = (iter % 2) ? 0 : 128;
+      bytes[lo + rng() % (bytes.size() - lo)] = static_cast<std::byte>(rng());
+    }
+    // Corrupt the runtime's file as well, so a dropped copy is not rescued by it.
+    write_fd(files.data_fds[0], bytes);
+    {
+      fd_holder copy(copies[0]);  // re-created when the last round dropped it
+      write_fd(copy.fd, bytes);
+    }
+    auto pm = load(files, token_of(1), store, o);
+    if (!pm.ok()) {
+      CHECK(pm.status() == ErrorStatus::GENERAL_FAILURE);
+      ++failed;
+      continue;
+    }
+    ++prepared;
+    (void)run(**pm);  // wrong values are allowed; a crash is not
+  }
+  MESSAGE("copy corruption: ", failed, " rejected, ", prepared, " prepared");
+  CHECK(failed + prepared == 200);
+  CHECK(failed > 0);
+  CHECK(prepared > 0);
+}
+
 TEST_CASE("cache: JIT session on dup'ed descriptors, concurrent save and load") {
   scratch_dir dir;
   auto store = open_store(dir.path);
+  ca::cache_options o;
+  SUBCASE("reading the data cache") {}
+  SUBCASE("mapping the driver's copies") { o = with_copies(dir.path); }
   std::optional<ca::cache_session<>> session;
   {
     cache_files files(dir.path, "jit");  // the runtime's descriptors, closed at the end of this block
-    auto s = ca::cache_session<>::open(files.model_fds, files.data_fds, token_of(1), store);
+    auto s = ca::cache_session<>::open(files.model_fds, files.data_fds, token_of(1), store, o);
     REQUIRE(s.ok());
     session.emplace(std::move(*s));
   }

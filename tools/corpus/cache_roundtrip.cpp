@@ -66,9 +66,22 @@ types::result<std::shared_ptr<const exec::prepared_model>> cache_roundtrip::run(
 
   cache::cache_options copts;
   copts.prepare = options;
+  // Every other round trip maps the driver's copy of the data cache instead of reading the
+  // runtime's file, so the corpus runs through both ways of loading it. The copy is
+  // unlinked once mapped (the mapping keeps it), so copies do not pile up over a corpus.
+  if (counter_ % 2 == 0) {
+    auto copies = cache::data_mirror::open(dir_ / "copies", std::uint64_t{1} << 32);
+    if (!copies) return stage("data-cache copies", std::move(copies).err());
+    copts.mirror = std::move(*copies);
+  }
   if (auto saved = cache::save_to_cache(**prepared, model_fds, data_fds, token, *store, copts); !saved)
     return stage("save_to_cache", std::move(saved).err());
   auto loaded = cache::prepare_from_cache(model_fds, data_fds, token, *store, copts);
+  if (copts.mirror) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(copts.mirror->directory(), ec))
+      if (e.path().filename().string().starts_with(cache::data_mirror::file_prefix)) std::filesystem::remove(e, ec);
+  }
   if (!loaded) return stage("prepare_from_cache", std::move(loaded).err());
   return loaded;
 }

@@ -1,6 +1,8 @@
 // nnhal_corpus: the compilation-cache round trip behind `nnhal-cts --mode cache`: prepare
 // a model, save it to scratch cache files (token store in a scratch directory), prepare
 // it again from those files, and hand back the prepared model that came from the cache.
+// Every other round trip prepares from the driver's mapped copy of the data cache
+// (cache/data_mirror.hpp) rather than from the runtime's file.
 #pragma once
 
 #include <filesystem>

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "nnhal/cache/data_mirror.hpp"
 #include "nnhal/cache/digest.hpp"
 #include "nnhal/cache/file_io.hpp"
 #include "nnhal/cache/format.hpp"
@@ -55,6 +56,10 @@ struct cache_options {
   bool sync_files = false;                           // fdatasync cache files after writing
   std::chrono::milliseconds lock_patience = std::chrono::seconds(10);
   exec::prepare_options prepare;  // for prepare_from_cache
+  /// The driver's private copies of the data caches it saves (cache/data_mirror.hpp):
+  /// preparing from the cache maps the copy instead of reading the runtime's data cache.
+  /// None: every preparation from the cache reads (copies) the data cache.
+  std::shared_ptr<const data_mirror> mirror;
 };
 
 namespace detail {
@@ -169,7 +174,10 @@ status save(const types::Model& model, const ops::packed_table& packed, std::spa
                                  i == 0 ? std::span<const std::byte>(enc.data_cache) : std::span<const std::byte>{},
                                  options.sync_files, types::str_cat("data cache file ", i)));
   }
-  return store.put(token, *hash);
+  NNHAL_TRY(store.put(token, *hash));
+  // The copy only speeds up later preparations: without it they read the runtime's file.
+  if (options.mirror) (void)options.mirror->keep(id.pair, enc.data_cache);
+  return {};
 }
 
 }  // namespace detail
@@ -206,8 +214,10 @@ result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> 
   if (!expected) return detail::as_miss(std::move(expected).err());
   NNHAL_CHECK(expected->has_value(), ErrorStatus::GENERAL_FAILURE, "no cache entry for this token");
 
-  // Read every file once, under shared locks, into our own buffers.
+  // Read every file once, under shared locks, into our own buffers; the data cache is
+  // mapped from the driver's copy instead when there is one for this save's pair id.
   std::vector<std::pair<std::shared_ptr<std::byte[]>, std::size_t>> model_bufs, data_bufs;
+  bool mirrored = false;
   {
     const auto all = detail::concat(model_fds, data_fds);
     auto lock = files_lock::acquire(all, false, options.lock_patience);
@@ -219,7 +229,20 @@ result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> 
       budget -= f->second;
       model_bufs.push_back(std::move(*f));
     }
-    for (std::size_t i = 0; i < data_fds.size(); ++i) {
+    if (options.mirror) {
+      // The pair id is only a name to look the copy up by: decode() checks it again
+      // against the model cache once that has matched its digest.
+      const std::span<const std::byte> head(model_bufs[0].first.get(), model_bufs[0].second);
+      auto header = parse_cache_file(head, model_cache_magic, {token, store.driver_version(), nullptr}, "model cache");
+      if (header) {
+        auto copy = options.mirror->map(header->pair, options.max_data_cache_bytes);
+        if (copy && *copy) {
+          data_bufs.emplace_back(std::move((*copy)->bytes), (*copy)->size);
+          mirrored = true;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < data_fds.size() && !mirrored; ++i) {
       auto f = read_whole_file(data_fds[i], i == 0 ? options.max_data_cache_bytes : 0,
                                types::str_cat("data cache file ", i));
       if (!f)
@@ -239,9 +262,18 @@ result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> 
 
   const expected_identity id{token, store.driver_version(), nullptr};
   auto decoded = decode(model_files[0], data_bufs[0].first, data_bufs[0].second, id);
-  if (!decoded) return std::move(decoded).err();
-  if (auto v = types::validate_model(decoded->model); !v)
-    return types::make_error(ErrorStatus::GENERAL_FAILURE, "cached model does not validate: ", v.err().message);
+  if (decoded) {
+    if (auto v = types::validate_model(decoded->model); !v)
+      decoded = types::make_error(ErrorStatus::GENERAL_FAILURE, "cached model does not validate: ", v.err().message);
+  }
+  if (!decoded && mirrored) {
+    // A copy that does not decode is dropped; the runtime's files may still be good.
+    auto header = parse_cache_file(model_files[0], model_cache_magic, id, "model cache");
+    if (header) options.mirror->drop(header->pair);
+    cache_options without = options;
+    without.mirror = nullptr;
+    return load<D>(model_fds, data_fds, token, store, without);
+  }
   return decoded;
 }
 

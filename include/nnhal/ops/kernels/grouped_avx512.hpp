@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace nnhal::ops::kernels::conv::avx512 {
@@ -152,8 +153,20 @@ inline std::optional<kernel> bind_grouped_small_f32(const bind_context& c, conv_
     return std::nullopt;
   const std::size_t out_c = f.dims[0], cg = f.dims[3], taps = std::size_t{f.dims[1]} * f.dims[2];
   if (out_c != groups * cg || out_c % 16 != 0 || (cg != 2 && cg != 4 && cg != 8 && cg != 16)) return std::nullopt;
-  auto w = std::make_shared<const std::vector<float>>(
-      pack_grouped_small_f32(reinterpret_cast<const float*>(f.value), out_c, taps, cg));
+  // Packed once, or found in a compilation cache (kept there like the GEMM panels).
+  const std::size_t n = out_c * taps * cg;
+  std::shared_ptr<const float> w = packed_constant<float>(
+      c, types::str_cat("grouped_small_f32:", out_c, "x", taps, "x", cg), n * sizeof(float),
+      [&] {
+        auto v = std::make_shared<const std::vector<float>>(
+            pack_grouped_small_f32(reinterpret_cast<const float*>(f.value), out_c, taps, cg));
+        return std::shared_ptr<const float>(v, v->data());
+      },
+      [](const packed_blob& b) -> std::shared_ptr<const float> {
+        if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % alignof(float) != 0) return nullptr;
+        return std::shared_ptr<const float>(b.owner, reinterpret_cast<const float*>(b.bytes.data()));
+      },
+      [n](const std::shared_ptr<const float>& p) { return packed_blob{p, std::as_bytes(std::span(p.get(), n))}; });
   return kernel{[w, slots, cg, out_c, other = std::move(other)](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, conv_kind::grouped, slots(io.in));
@@ -168,7 +181,7 @@ inline std::optional<kernel> bind_grouped_small_f32(const bind_context& c, conv_
                       : cg == 8 ? &grouped_small_rows<8>
                                 : &grouped_small_rows<16>;
     for_blocks(std::size_t{g.batches} * g.out_h, 1, io.par, [&](std::size_t r0, std::size_t r1) {
-      rows(g, x, w->data(), bias, r.lo, r.hi, y, r0, r1);
+      rows(g, x, w.get(), bias, r.lo, r.hi, y, r0, r1);
     });
   }};
 }
