@@ -79,8 +79,11 @@ types::result<std::shared_ptr<const exec::prepared_model>> cache_roundtrip::run(
   auto loaded = cache::prepare_from_cache(model_fds, data_fds, token, *store, copts);
   if (copts.mirror) {
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(copts.mirror->directory(), ec))
-      if (e.path().filename().string().starts_with(cache::data_mirror::file_prefix)) std::filesystem::remove(e, ec);
+    for (std::filesystem::directory_iterator it(copts.mirror->directory(), ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().starts_with(cache::data_mirror::file_prefix)) {
+        std::error_code ignored;
+        std::filesystem::remove(it->path(), ignored);
+      }
   }
   if (!loaded) return stage("prepare_from_cache", std::move(loaded).err());
   return loaded;

