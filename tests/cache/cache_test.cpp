@@ -816,6 +816,21 @@ TEST_CASE("cache: the PACKED_WEIGHTS table is bounds-checked") {
   CHECK(contains(ca::decode_packed(std::span(enc).first(20), owner).err().message, "PACKED_WEIGHTS"));
 }
 
+namespace {
+
+/// `original` with 1 to 8 random bytes replaced: after the header (the constants) when
+/// `constants_only`, else anywhere.
+std::vector<std::byte> randomly_corrupted(const std::vector<std::byte>& original, bool constants_only,
+                                          std::mt19937& rng) {
+  auto bytes = original;
+  const int flips = 1 + static_cast<int>(rng() % 8);
+  const std::size_t lo = constants_only ? 128 : 0;
+  for (int k = 0; k < flips; ++k) bytes[lo + rng() % (bytes.size() - lo)] = static_cast<std::byte>(rng());
+  return bytes;
+}
+
+}  // namespace
+
 TEST_CASE("cache: random data-cache corruption never crashes") {
   scratch_dir dir;
   auto store = open_store(dir.path);
@@ -825,14 +840,7 @@ TEST_CASE("cache: random data-cache corruption never crashes") {
   std::mt19937 rng(1234);
   int prepared = 0, executed = 0, rejected = 0;
   for (int iter = 0; iter < 400; ++iter) {
-    auto bytes = original;
-    const int flips = 1 + static_cast<int>(rng() % 8);
-    for (int k = 0; k < flips; ++k) {
-      // Half of the flips hit the constants (after the header), half anywhere.
-      const std::size_t lo = (iter % 2) ? 0 : 128;
-      const std::size_t pos = lo + rng() % (bytes.size() - lo);
-      bytes[pos] = static_cast<std::byte>(rng());
-    }
+    const auto bytes = randomly_corrupted(original, iter % 2 == 0, rng);
     write_fd(files.data_fds[0], bytes);
     auto pm = load(files, token_of(1), store);
     if (!pm.ok()) {
@@ -1047,12 +1055,7 @@ TEST_CASE("cache: random corruption of the driver's copy never crashes") {
   std::mt19937 rng(4321);
   int from_copy = 0, fell_back = 0, failed = 0;
   for (int iter = 0; iter < 200; ++iter) {
-    auto bytes = original;
-    const int flips = 1 + static_cast<int>(rng() % 8);
-    for (int k = 0; k < flips; ++k) {
-      const std::size_t lo = (iter % 2) ? 0 : 128;
-      bytes[lo + rng() % (bytes.size() - lo)] = static_cast<std::byte>(rng());
-    }
+    const auto bytes = randomly_corrupted(original, iter % 2 == 0, rng);
     {
       fd_holder copy(copies[0]);  // re-created when the last round dropped it
       write_fd(copy.fd, bytes);

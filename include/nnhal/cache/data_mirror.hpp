@@ -151,19 +151,7 @@ class data_mirror {
  private:
   data_mirror(std::filesystem::path dir, std::uint64_t budget) : dir_(std::move(dir)), budget_(budget) {}
 
-  class fd_guard {
-   public:
-    explicit fd_guard(int fd) noexcept : fd_(fd) {}
-    fd_guard(fd_guard&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    fd_guard& operator=(fd_guard&&) = delete;
-    ~fd_guard() {
-      if (fd_ >= 0) ::close(fd_);  // closing drops an flock too
-    }
-    int get() const noexcept { return fd_; }
-
-   private:
-    int fd_;
-  };
+  using fd_guard = detail::fd_guard;
 
   template <std::size_t N>
   static void put_hex(std::string& s, const std::array<std::uint8_t, N>& bytes) {

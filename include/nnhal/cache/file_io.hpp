@@ -38,6 +38,21 @@ inline std::shared_mutex& process_cache_mutex() {
   return m;
 }
 
+/// Owns a file descriptor (-1: none) and closes it, which also drops an flock() on it.
+class fd_guard {
+ public:
+  explicit fd_guard(int fd) noexcept : fd_(fd) {}
+  fd_guard(fd_guard&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  fd_guard& operator=(fd_guard&&) = delete;
+  ~fd_guard() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const noexcept { return fd_; }
+
+ private:
+  int fd_;
+};
+
 inline types::error io_error(std::string_view what, std::string_view call, int err) {
   return types::make_error(types::ErrorStatus::GENERAL_FAILURE, what, ": ", call, " failed: ", std::strerror(err));
 }

@@ -115,19 +115,7 @@ class token_store {
         digest_name_(std::move(digest)),
         capacity_(capacity) {}
 
-  class fd_guard {
-   public:
-    explicit fd_guard(int fd) : fd_(fd) {}
-    fd_guard(fd_guard&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    fd_guard& operator=(fd_guard&&) = delete;
-    ~fd_guard() {
-      if (fd_ >= 0) ::close(fd_);  // closing drops the flock too
-    }
-    int get() const noexcept { return fd_; }
-
-   private:
-    int fd_;
-  };
+  using fd_guard = detail::fd_guard;
 
   result<fd_guard> lock(int how) const {
     const auto path = dir_ / lock_file_name;
