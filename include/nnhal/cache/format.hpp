@@ -16,10 +16,6 @@
 // than its own size.
 #pragma once
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -33,6 +29,7 @@
 
 #include "nnhal/types/device.hpp"
 #include "nnhal/types/error.hpp"
+#include "nnhal/types/large_bytes.hpp"
 
 namespace nnhal::cache {
 
@@ -96,12 +93,7 @@ class byte_writer {
   /// took a 31 MB data cache's encoding from about 40 ms to a few).
   void reserve(std::size_t n) {
     buf_.reserve(n);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
-    const auto lo = (reinterpret_cast<std::uintptr_t>(buf_.data() + buf_.size()) + huge - 1) & ~(huge - 1);
-    const auto hi = reinterpret_cast<std::uintptr_t>(buf_.data() + buf_.capacity()) & ~(huge - 1);
-    if (hi > lo) (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // a hint only
-#endif
+    types::offer_huge_pages(buf_.data() + buf_.size(), buf_.capacity() - buf_.size());
   }
   std::vector<std::byte>& buffer() noexcept { return buf_; }
 
