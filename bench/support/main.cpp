@@ -96,16 +96,21 @@ const machine_peaks& peaks() {
 
 int main(int argc, char** argv) {
   // --nnhal_portable: nnhal binds the kernels of a CPU without AVX-512 (the xsimd ones,
-  // for this build's -m flags), to measure what such machines get.
+  // for this build's -m flags), to measure what such machines get; --nnhal_avx2: those of
+  // a CPU with AVX2 and FMA but no AVX-512 (--nnhal_avx_vnni: and with AVX-VNNI).
   // --nnhal_streaming_bytes=N: outputs of N bytes or more are written with streaming
   // stores (ops::streaming_output_bytes, a tuning knob).
-  bool portable = false;
+  bool portable = false, avx2 = false, avx_vnni = false;
   int kept = 1;
   constexpr std::string_view streaming = "--nnhal_streaming_bytes=";
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--nnhal_portable") {
       portable = true;
+    } else if (arg == "--nnhal_avx2") {
+      avx2 = true;
+    } else if (arg == "--nnhal_avx_vnni") {
+      avx2 = avx_vnni = true;
     } else if (arg.starts_with(streaming)) {
       std::size_t bytes = 0;
       const auto digits = arg.substr(streaming.size());
@@ -121,7 +126,13 @@ int main(int argc, char** argv) {
   }
   argc = kept;
   if (portable) nnhal::simd::allow_only(nnhal::simd::cpu_features{});
-  benchmark::AddCustomContext("nnhal_kernels", portable ? "portable (AVX-512 off)" : "best for this CPU");
+  nnhal::simd::cpu_features ymm = nnhal::simd::avx2_only();
+  ymm.avx_vnni = avx_vnni;
+  if (!portable && avx2) nnhal::simd::allow_only(ymm);
+  benchmark::AddCustomContext("nnhal_kernels", portable   ? "portable (AVX-512 off)"
+                                               : avx_vnni ? "AVX2 + FMA + AVX-VNNI (AVX-512 off)"
+                                               : avx2     ? "AVX2 + FMA (AVX-512 off)"
+                                                          : "best for this CPU");
   const auto& p = nnhal::bench::peaks();
   benchmark::AddCustomContext("peak_copy_l2_GBps", std::to_string(p.copy_l2_bytes_per_s / 1e9));
   benchmark::AddCustomContext("peak_copy_mid_GBps", std::to_string(p.copy_mid_bytes_per_s / 1e9));

@@ -16,6 +16,8 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "nnhal/ops/batch_matmul.hpp"
@@ -24,6 +26,7 @@
 #include "nnhal/ops/fully_connected.hpp"
 #include "nnhal/ops/grouped_conv_2d.hpp"
 #include "nnhal/ops/transpose_conv_2d.hpp"
+#include "nnhal/ops/simd/fixed_point_avx2.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 #include "nnhal/ops/simd/fixed_point_xsimd.hpp"
 #include "support/op_runner.hpp"
@@ -577,6 +580,100 @@ TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CO
   transpose_cases(0x7C9Au, 16);
 }
 
+TEST_CASE("the AVX2 GEMMs (AVX-512 turned off) equal reference(): CONV_2D, FULLY_CONNECTED, GROUPED_CONV_2D, BATCH_MATMUL, TRANSPOSE_CONV_2D") {
+  // What CPUs with AVX2 and FMA but no AVX-512 bind: gemm_avx512.hpp's ymm micro-kernels
+  // over the same packings, float32 and quant8 (vpmaddwd; then AVX-VNNI where this CPU has
+  // it), bit-exact for quant8; BATCH_MATMUL and TRANSPOSE_CONV_2D quant8 stay portable.
+  namespace av = ops::kernels::conv::avx512;
+  if (!nnhal::simd::detected_cpu().avx2 || !nnhal::simd::detected_cpu().fma) {
+    MESSAGE("this CPU has no AVX2 + FMA: the AVX2 GEMMs are not bound");
+    return;
+  }
+  nnhal::simd::cpu_features with_vnni = nnhal::simd::avx2_only();
+  with_vnni.avx_vnni = true;
+  for (const bool vnni : {false, true}) {
+    if (vnni && !nnhal::simd::detected_cpu().avx_vnni) {
+      MESSAGE("this CPU has no AVX-VNNI: that quant8 GEMM is not bound");
+      break;
+    }
+    CAPTURE(vnni);
+    const cpu_limit limit{vnni ? with_vnni : nnhal::simd::avx2_only()};
+    REQUIRE(av::f32_gemm_isa() == av::gemm_isa::avx2);
+    REQUIRE(av::q8_gemm_isa() == (vnni ? av::gemm_isa::avx_vnni : av::gemm_isa::avx2));
+    conv_cases(vnni ? 0xA2C1u : 0xA2C0u, 20);
+    fully_connected_cases(vnni ? 0xA2FDu : 0xA2FCu, 12);
+    grouped_cases(vnni ? 0xA2612u : 0xA2610u, 6);
+    if (vnni) continue;  // the rest binds no quant8 kernel of its own
+    grouped_cases(0xA2611u, 6, true);
+    batch_matmul_cases(0xA2BAu, 8);
+    transpose_cases(0xA27Cu, 6);
+  }
+}
+
+/// One lane of a random apply_multiplier case: a multiplier of 2^[-34, max_exp] times a
+/// fraction in [0.5, 1) (a third of them at its ends; a third of the mantissas then moved
+/// to a rounding boundary or a few units off it), and an input small, at the int32 ends,
+/// a small value shifted left, or anywhere.
+std::pair<nnhal::ops::quant::fixed_multiplier, std::int32_t> random_multiplier_lane(rng& r, int max_exp) {
+  namespace q = nnhal::ops::quant;
+  const double frac = r.uniform(0, 3) == 0 ? (r.coin() ? 0.5 : 1.0 - 1e-12) : r.real(0.5f, 1.0f);
+  q::fixed_multiplier fm = q::quantize_output_multiplier(std::ldexp(frac, r.uniform(-34, max_exp)));
+  if (r.uniform(0, 3) == 0) {
+    const std::int32_t near[] = {1 << 30, (1 << 30) + 1, (1 << 30) + (1 << 15), std::numeric_limits<std::int32_t>::max(),
+                                 std::numeric_limits<std::int32_t>::max() - (1 << 16)};
+    fm.mantissa_q31 = near[r.uniform(0, 4)];
+  }
+  std::int32_t x = 0;
+  switch (r.uniform(0, 4)) {
+    case 0: x = r.uniform(-300, 300); break;
+    case 4: x = static_cast<std::int32_t>(static_cast<std::uint32_t>(r.uniform(-3, 3)) << r.uniform(0, 30)); break;
+    case 1: x = r.coin() ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min(); break;
+    default: x = static_cast<std::int32_t>(r.gen()); break;
+  }
+  return {fm, x};
+}
+
+#if NNHAL_HAVE_X86_KERNELS
+NNHAL_TARGET_AVX2_FMA void apply_lanes_avx2(bool left, const std::int32_t* x, const std::int32_t* m, const std::int32_t* l,
+                                            const std::int32_t* rr, const std::int32_t* mask, const std::int32_t* half,
+                                            std::int32_t* out) {
+  const __m256i a[] = {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)),
+                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)),
+                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(l)),
+                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rr)),
+                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask)),
+                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(half))};
+  const __m256i v = left ? nnhal::simd::avx2::apply_multiplier_lanes<true>(a[0], a[1], a[2], a[3], a[4], a[5])
+                         : nnhal::simd::avx2::apply_multiplier_lanes<false>(a[0], a[1], a[2], a[3], a[4], a[5]);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+}
+
+TEST_CASE("AVX2 apply_multiplier_lanes equals the scalar apply_multiplier in every lane") {
+  if (!nnhal::simd::detected_cpu().avx2) return;
+  namespace q = nnhal::ops::quant;
+  rng r(0xA2A);
+  for (int n = 0; n < 20000; ++n) {
+    std::array<std::int32_t, 8> x{}, m{}, l{}, rr{}, mask{}, half{}, got{};
+    std::array<q::fixed_multiplier, 8> fm{};
+    const bool any_left = n % 2 == 0;  // else every multiplier below 1
+    for (std::size_t i = 0; i < 8; ++i) {
+      std::tie(fm[i], x[i]) = random_multiplier_lane(r, any_left ? 30 : -1);
+      m[i] = fm[i].mantissa_q31;
+      l[i] = fm[i].shift > 0 ? fm[i].shift : 0;
+      rr[i] = fm[i].shift > 0 ? 0 : -fm[i].shift;
+      REQUIRE(l[i] <= 30);
+      REQUIRE(rr[i] <= 31);
+      REQUIRE((any_left || l[i] == 0));
+      mask[i] = static_cast<std::int32_t>((std::int64_t{1} << rr[i]) - 1);
+      half[i] = mask[i] >> 1;
+    }
+    apply_lanes_avx2(any_left, x.data(), m.data(), l.data(), rr.data(), mask.data(), half.data(), got.data());
+    for (std::size_t i = 0; i < 8; ++i)
+      REQUIRE_MESSAGE(got[i] == q::apply_multiplier(x[i], fm[i]), "x ", x[i], " mantissa ", m[i], " shift ", fm[i].shift);
+  }
+}
+#endif
+
 TEST_CASE("portable apply_multiplier_lanes equals the scalar apply_multiplier in every lane") {
   // Any CPU (this build's xsimd architecture): every shift the multipliers can have, inputs
   // small, at the int32 ends and anywhere, mantissas at both ends of [2^30, 2^31).
@@ -589,19 +686,7 @@ TEST_CASE("portable apply_multiplier_lanes equals the scalar apply_multiplier in
     std::array<q::fixed_multiplier, L> fm{};
     bool any_left = false;
     for (std::size_t i = 0; i < L; ++i) {
-      const double frac = r.uniform(0, 3) == 0 ? (r.coin() ? 0.5 : 1.0 - 1e-12) : r.real(0.5f, 1.0f);
-      fm[i] = q::quantize_output_multiplier(std::ldexp(frac, r.uniform(-34, 34)));
-      if (r.uniform(0, 3) == 0) {  // products on a rounding boundary, or a few units off it
-        const std::int32_t near[] = {1 << 30, (1 << 30) + 1, (1 << 30) + (1 << 15), std::numeric_limits<std::int32_t>::max(),
-                                     std::numeric_limits<std::int32_t>::max() - (1 << 16)};
-        fm[i].mantissa_q31 = near[r.uniform(0, 4)];
-      }
-      switch (r.uniform(0, 4)) {
-        case 0: x[i] = r.uniform(-300, 300); break;
-        case 4: x[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(r.uniform(-3, 3)) << r.uniform(0, 30)); break;
-        case 1: x[i] = r.coin() ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min(); break;
-        default: x[i] = static_cast<std::int32_t>(r.gen()); break;
-      }
+      std::tie(fm[i], x[i]) = random_multiplier_lane(r, 34);
       m[i] = fm[i].mantissa_q31;
       l[i] = fm[i].shift > 0 ? fm[i].shift : 0;
       rr[i] = fm[i].shift > 0 ? 0 : -fm[i].shift;

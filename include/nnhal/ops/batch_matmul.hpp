@@ -2,7 +2,7 @@
 // slice with the slices of input0 / input1 read transposed when adj_x / adj_y is set.
 // TENSOR_QUANT8_ASYMM_SIGNED follows the AOSP reference (int32 sums of zero-point-corrected
 // values, requantized by input0_scale * input1_scale / output_scale, clamped to int8);
-// TENSOR_INT32 wraps on overflow. Float32 on AVX-512 CPUs: each slice through the packed
+// TENSOR_INT32 wraps on overflow. Float32 on AVX-512 or AVX2 + FMA CPUs: each slice through the packed
 // GEMM of kernels/gemm_avx512.hpp (input1's slice packed as its weights, input0's rows read
 // in place, or transposed first when adj_x); float16: that kernel on widened operands
 // (kernels/float16_via_float32.hpp); quant8 on AVX-512 VNNI CPUs: the quant8 GEMM of
@@ -198,9 +198,9 @@ void pack_panels(std::size_t panels, std::size_t elements, exec::parallel_contex
   kernels::conv::avx512::for_blocks(panels, 1, elements >= (std::size_t{1} << 16) ? par : nullptr, pack);
 }
 
-/// Float32 through the AVX-512 GEMM, slice by slice. Packing and transposes go to buffers
-/// kept per thread (no allocation once a thread has run the largest slice).
-inline void slices_f32_avx512(const kernel_io& io) {
+/// Float32 through the x86 GEMM (micro-kernels in `isa`), slice by slice. Packing and
+/// transposes go to buffers kept per thread (no allocation once a thread has run the largest slice).
+inline void slices_f32_x86(const kernel_io& io, kernels::conv::avx512::gemm_isa isa) {
   namespace av = kernels::conv::avx512;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
   const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
@@ -227,7 +227,7 @@ inline void slices_f32_avx512(const kernel_io& io) {
                                reinterpret_cast<const std::byte*>(xs), xc * sizeof(float), xr, xc, sizeof(float));
       xs = rows.data();
     }
-    av::gemm_f32(av::dense_rows<float>{xs, depth}, m, p, zero_bias.data(), -inf, inf, out + s * m * n, io.par);
+    av::gemm_f32(av::dense_rows<float>{xs, depth}, m, p, zero_bias.data(), -inf, inf, out + s * m * n, io.par, 0, isa);
   }
 }
 
@@ -280,7 +280,8 @@ inline types::result<kernel> bind(const bind_context& c) {
   switch (c.in[0].type) {
     case OperandType::TENSOR_FLOAT32:
 #if NNHAL_HAVE_X86_KERNELS
-      if (simd::cpu().avx512) return kernel{slices_f32_avx512};
+      if (const auto isa = kernels::conv::avx512::f32_gemm_isa())
+        return kernel{[isa = *isa](const kernel_io& io) { slices_f32_x86(io, isa); }};
 #endif
       if constexpr (!std::is_same_v<xsimd::default_arch, xsimd::unavailable>)
         return kernel{[](const kernel_io& io) { slices_portable<float, xsimd::default_arch>(io, {}); }};

@@ -1,7 +1,7 @@
 // FULLY_CONNECTED kernels; contract in types/signatures/fully_connected.hpp. The input is
 // read as [batch_size, input_size] (row-major flattening, as the spec reshapes it).
 // reference() is a plain GEMM loop (quantized: bit-exact with AOSP); bind() picks the
-// AVX-512 GEMM (float32 FMA, quant8 VNNI) of kernels/gemm_avx512.hpp when the CPU has it,
+// x86 GEMM (float32 AVX-512 or AVX2 FMA, quant8 AVX-512 VNNI) of kernels/gemm_avx512.hpp when the CPU has it,
 // else the packed xsimd GEMM of kernels/conv_gemm.hpp (float32 and quant8).
 #pragma once
 

@@ -2,14 +2,14 @@
 // is the shared direct loop of kernels/conv_common.hpp, each group of depth_out /
 // num_groups filters reading its depth_in / num_groups input channels (quantized:
 // bit-exact with AOSP). A constant num_groups of 1 is a CONV_2D and binds its packed
-// paths (AVX-512 float32 / VNNI quant8, else xsimd float32 and quant8). A constant
-// num_groups above 1 (and a constant layout), on a CPU whose CONV_2D binds the AVX-512
+// paths (AVX-512 or AVX2, float32 and quant8, else xsimd float32 and quant8). A constant
+// num_groups above 1 (and a constant layout), on a CPU whose CONV_2D binds the x86
 // kernels for the type: one CONV_2D kernel per group (bind_per_group), run on the
 // group's channels regrouped into dense tensors (a copy of the input and of the output
 // in NHWC; none in NCHW with one batch), except a float32 NHWC 1x1 conv that is
 // pointwise, whose groups' GEMMs read and write their channels in place
 // (bind_grouped_pointwise_f32), and a float32 NHWC conv of 2 to 16 channels per group,
-// which runs 16 channels per vector (kernels/grouped_avx512.hpp). Elsewhere the xsimd kernels of
+// which runs 16 channels per vector (kernels/grouped_avx512.hpp, AVX-512 only). Elsewhere the xsimd kernels of
 // kernels/conv_gemm.hpp, which read each group's input channels in place (each group's
 // filters packed as their own panels). A num_groups known only at execution runs the
 // reference.
@@ -206,7 +206,7 @@ inline types::result<kernel> bind(const bind_context& c) {
     if (auto k = kernels::conv::avx512::bind_conv(c, conv_kind::grouped, &contract::slots)) return std::move(*k);
 #endif
 #if NNHAL_HAVE_X86_KERNELS
-  // More groups: one AVX-512 CONV_2D per group when this CPU binds those for the type.
+  // More groups: one x86 CONV_2D per group when this CPU binds those for the type.
   const bool q8 = c.in[0].type != OperandType::TENSOR_FLOAT32;
   const std::optional<bool> nchw = types::sig::detail::conv_values_of(contract::slots(c.in), c.in).nchw;
   if (groups && *groups > 1 && nchw && !*nchw && !q8 && detail::pointwise_at_bind(c))
@@ -219,7 +219,8 @@ inline types::result<kernel> bind(const bind_context& c) {
             c, &contract::slots, static_cast<std::size_t>(*groups),
             [](const kernel_io& io) { reference<types::f32, types::f32>(io, {}); }))
       return std::move(*k);
-  if (groups && *groups > 1 && nchw && (q8 ? simd::cpu().avx512_vnni : simd::cpu().avx512))
+  if (groups && *groups > 1 && nchw &&
+      (q8 ? kernels::conv::avx512::q8_gemm_isa() : kernels::conv::avx512::f32_gemm_isa()).has_value())
     if (auto k = detail::bind_per_group(c, static_cast<std::size_t>(*groups), *nchw)) return std::move(*k);
 #endif
   if (groups && *groups >= 1)

@@ -5,7 +5,8 @@
 // The optimized kernels scatter too: one GEMM of the input pixels with the filter
 // reordered tap-major gives every pixel's products for every tap, added where each tap
 // lands; quant8 then requantizes the int32 sums, bit-exact with reference(). The GEMM is
-// kernels/gemm_avx512.hpp's on AVX-512 CPUs (float32 FMA, quant8 VNNI with int32 outputs),
+// kernels/gemm_avx512.hpp's on x86 CPUs that have it (float32: AVX-512 or AVX2 FMA; quant8:
+// AVX-512 VNNI with int32 outputs),
 // else kernels/conv_gemm.hpp's (xsimd, this build's architecture; quant8 in wrapping
 // 32-bit lanes).
 #pragma once
@@ -369,14 +370,15 @@ kernel bind_q8(const bind_context& c) {
 inline types::result<kernel> bind(const bind_context& c) {
   if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
 #if NNHAL_HAVE_X86_KERNELS
-  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && simd::cpu().avx512)
+  const auto isa = kernels::conv::avx512::f32_gemm_isa();
+  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && isa)
     return detail::bind_f32_with(
         c, &kernels::conv::avx512::panel_width,
-        [](const kernels::conv::packed_f32& p, const float* a, std::size_t m, float* products,
-           exec::parallel_context* par) {
+        [isa = *isa](const kernels::conv::packed_f32& p, const float* a, std::size_t m, float* products,
+                     exec::parallel_context* par) {
           constexpr float inf = std::numeric_limits<float>::infinity();
           kernels::conv::avx512::gemm_f32(kernels::conv::avx512::dense_rows<float>{a, p.cin}, m, p,
-                                          detail::zero_bias(p), -inf, inf, products, par);
+                                          detail::zero_bias(p), -inf, inf, products, par, 0, isa);
         },
         [](float* dst, const float* src, std::size_t n) { detail::add_to(dst, src, n); });
   if (simd::cpu().avx512_vnni && kernels::conv::q8_filter(c)) {

@@ -7,6 +7,10 @@
 // scratch so the K loop is long. Filters are packed
 // once, at bind, when they are constants. Intrinsics live in functions compiled for
 // AVX-512 by target attributes: bind() picks them from simd::cpu(), whatever the TU's flags.
+// CPUs without AVX-512 bind AVX2 micro-kernels over the same packings and rows (gemm_isa)
+// instead of the portable xsimd GEMM of the build's instruction set: float32 with FMA, quant8
+// with AVX-VNNI's vpdpbusd on ymm where the CPU has it, else with vpmaddwd on the 16-bit
+// halves of the bytes (exact too), and the fixed-point requantization only.
 //  - float32: the reference's products summed in another order (float rounding only);
 //  - quant8: exact int32 sums wrapping like the reference's, then the same fixed-point
 //    requantization (q8_lanes: a float path proven equal to it, the fixed point where a
@@ -28,6 +32,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "nnhal/ops/simd/fixed_point_avx2.hpp"
 #include "nnhal/ops/simd/fixed_point_avx512.hpp"
 
 namespace nnhal::ops::kernels::conv::avx512 {
@@ -48,6 +53,38 @@ constexpr std::size_t block_rows(std::size_t row_bytes, std::size_t mr) noexcept
   const std::size_t rows = (std::size_t{256} << 10) / (row_bytes ? row_bytes : 1);
   return rows < mr ? mr : rows / mr * mr;
 }
+/// The instruction set a GEMM runs its micro-kernels in (chosen at bind): all read the
+/// same packed panels, so a packing found in a compilation cache serves any of them.
+/// avx512: float32 AVX-512 FMA, quant8 AVX-512 VNNI; avx2: float32 AVX2 FMA, quant8 AVX2
+/// vpmaddwd; avx_vnni: quant8 AVX-VNNI (ymm vpdpbusd).
+enum class gemm_isa { avx512, avx2, avx_vnni };
+/// The best float32 GEMM this CPU allows (simd::cpu()); nullopt: the portable xsimd one.
+inline std::optional<gemm_isa> f32_gemm_isa() noexcept {
+  const simd::cpu_features f = simd::cpu();
+  if (f.avx512) return gemm_isa::avx512;
+  if (f.avx2 && f.fma) return gemm_isa::avx2;
+  return std::nullopt;
+}
+/// The best quant8 GEMM this CPU allows; nullopt: the portable xsimd one.
+inline std::optional<gemm_isa> q8_gemm_isa() noexcept {
+  const simd::cpu_features f = simd::cpu();
+  if (f.avx512_vnni) return gemm_isa::avx512;
+  if (f.avx2 && f.fma) return f.avx_vnni ? gemm_isa::avx_vnni : gemm_isa::avx2;
+  return std::nullopt;
+}
+/// GEMM rows per AVX2 micro-kernel call: 6 rows x 16 channels are 12 accumulators of the
+/// 16 ymm registers, with two for the weights and one for the broadcast input.
+constexpr std::size_t avx2_rows = 6;
+/// Rows per micro-kernel call for `isa` and panels of NV vectors of 16: float32, and
+/// quant8 (AVX2 without VNNI: 4 rows x 2 ymm accumulators, with 4 registers of weight
+/// halves and 2 of input halves).
+constexpr std::size_t tile_rows(gemm_isa isa, std::size_t nv) noexcept {
+  return isa == gemm_isa::avx512 ? rows_per_tile(nv) : avx2_rows;
+}
+constexpr std::size_t q8_tile_rows(gemm_isa isa, std::size_t nv) noexcept {
+  return isa == gemm_isa::avx512 ? rows_per_tile(nv) : (isa == gemm_isa::avx_vnni ? avx2_rows : 4);
+}
+
 constexpr __mmask16 lanes_mask(std::size_t n) noexcept {
   return n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
 }
@@ -182,6 +219,7 @@ struct pixel_walk {
 template <class T>
 struct im2col_rows {
   conv_rows<T> src;
+  bool avx512 = true;  // copies with AVX-512 (false: plain copies, for the AVX2 GEMM)
   static constexpr std::size_t k_align = sizeof(T) == 1 ? 4 : 1;
   std::size_t taps() const noexcept { return 1; }
   static constexpr std::size_t row_k(std::size_t k) noexcept { return (k + k_align - 1) / k_align * k_align; }
@@ -194,12 +232,14 @@ struct im2col_rows {
     const __mmask64 mask = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
     _mm512_mask_storeu_epi8(dst, mask, _mm512_maskz_loadu_epi8(mask, s));
   }
+  /// The same copy for any CPU.
+  static void copy_short_plain(T* dst, const T* s, std::size_t len) noexcept { std::memcpy(dst, s, len * sizeof(T)); }
   /// `cnt` pixels' rows of `fh` runs (FH: fh known at compile time, 0: not) from offset
   /// `off` of each input row on, `step` apart, as 16-byte copies: row i's run ky to
   /// dst + i * ks + ky * len. Returns the end of the last row.
   template <std::size_t FH>
-  NNHAL_TARGET_AVX512 static T* copy_runs(T* dst, const T* const* rows, std::size_t fh, std::size_t len,
-                                          std::size_t ks, std::size_t off, std::size_t step, std::size_t cnt) noexcept {
+  static T* copy_runs(T* dst, const T* const* rows, std::size_t fh, std::size_t len, std::size_t ks, std::size_t off,
+                      std::size_t step, std::size_t cnt) noexcept {
     constexpr std::size_t max_rows = FH ? FH : 1;
     const T* local[max_rows];  // the row pointers in registers: the char stores below could alias `rows`
     if constexpr (FH != 0)
@@ -219,7 +259,17 @@ struct im2col_rows {
     return dst;
   }
 
-  NNHAL_TARGET_AVX512 void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
+  void fill(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
+    if (avx512) fill_avx512(r0, n, mr, ptrs);
+    else fill_with<&copy_short_plain>(r0, n, mr, ptrs);
+  }
+  NNHAL_TARGET_AVX512 void fill_avx512(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
+    fill_with<&copy_short>(r0, n, mr, ptrs);
+  }
+  /// The fill, copying short runs with `Copy` (inlined into each caller, and so compiled
+  /// for its instruction set).
+  template <void (*Copy)(T*, const T*, std::size_t) noexcept>
+  [[gnu::always_inline]] inline void fill_with(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
     static thread_local std::vector<T> buf;
     // Locals, not g's fields: T may be a char type, whose stores could alias them.
     const geometry& g = *src.g;
@@ -267,7 +317,7 @@ struct im2col_rows {
         const T* const row = in_rows[ky];
         const bool row_in = row != nullptr;
         if (run && row_in && len * sizeof(T) <= 64) {
-          copy_short(dst, row + static_cast<std::size_t>(ix0) * cin, len);
+          Copy(dst, row + static_cast<std::size_t>(ix0) * cin, len);
           dst += len;
           continue;
         }
@@ -279,7 +329,7 @@ struct im2col_rows {
         for (std::size_t kx = 0; kx < fw; ++kx) {
           const std::int64_t ix = ix0 + static_cast<std::int64_t>(kx) * dw;
           const T* s = row_in && ix >= 0 && ix < static_cast<std::int64_t>(in_w) ? row + static_cast<std::size_t>(ix) * cin : pad;
-          copy_short(dst, s, cin);  // flat_filter(): cin < 16, so at most 64 bytes
+          Copy(dst, s, cin);  // flat_filter(): cin < 16, so at most 64 bytes
           dst += cin;
         }
       }
@@ -471,18 +521,74 @@ NNHAL_TARGET_AVX512 void micro_f32(const float* const* a, std::size_t taps, std:
   }
 }
 
-template <std::size_t NV, std::size_t... R>
+/// micro_f32 in AVX2 + FMA, for CPUs without AVX-512: the panel's NV vectors of 16 channels
+/// J at a time, each as R rows x 2 ymm (strided through the panel's rows of 16 * NV). J
+/// keeps 2 * J * R <= 12 accumulators: a row or two (FULLY_CONNECTED's one row) take
+/// several vectors per pass, so the panel's rows are read whole, once.
+template <std::size_t R, std::size_t NV, std::size_t MR>
+NNHAL_TARGET_AVX2_FMA void micro_f32_avx2(const float* const* a, std::size_t taps, std::size_t cin, const float* w,
+                                          const float* bias, float lo, float hi, float* out, std::size_t ldo,
+                                          std::size_t cols) {
+  constexpr std::size_t NR = 16 * NV;
+  constexpr std::size_t J = R == 1 ? NV : (R == 2 && NV >= 2 ? 2 : 1);
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  for (std::size_t j0 = 0; j0 < NV && 16 * j0 < cols; j0 += J) {
+    __m256 acc[R][2 * J];
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; ++m)
+#pragma GCC unroll 8
+      for (std::size_t v = 0; v < 2 * J; ++v) acc[m][v] = _mm256_setzero_ps();
+    const float* wj = w + 16 * j0;
+    for (std::size_t t = 0; t < taps; ++t) {
+      const float* ap[R];
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) ap[m] = a[t * MR + m];
+#pragma GCC unroll 2
+      for (std::size_t k = 0; k < cin; ++k, wj += NR) {
+        __m256 wv[2 * J];
+#pragma GCC unroll 8
+        for (std::size_t v = 0; v < 2 * J; ++v) wv[v] = _mm256_loadu_ps(wj + 8 * v);
+#pragma GCC unroll 8
+        for (std::size_t m = 0; m < R; ++m) {
+          const __m256 x = _mm256_broadcast_ss(ap[m] + k);
+#pragma GCC unroll 8
+          for (std::size_t v = 0; v < 2 * J; ++v) acc[m][v] = _mm256_fmadd_ps(x, wv[v], acc[m][v]);
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < 2 * J; ++v) {
+      const std::size_t c0 = 16 * j0 + 8 * v;  // this vector's first channel
+      if (c0 >= cols) break;
+      const __m256 b = _mm256_loadu_ps(bias + c0);
+      const std::size_t n = cols - c0;
+      // Lanes [0, n) set: lane i's index compared with n.
+      const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n < 8 ? n : 8)),
+                                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) {
+        // max(lo, v) and min(hi, v) return v when v is NaN (the second operand), like the scalar clamp.
+        const __m256 y = _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_add_ps(acc[m][v], b)));
+        if (n >= 8) _mm256_storeu_ps(out + m * ldo + c0, y);
+        else _mm256_maskstore_ps(out + m * ldo + c0, mask, y);
+      }
+    }
+  }
+}
+
+template <gemm_isa I, std::size_t NV, std::size_t... R>
 constexpr auto micro_f32_table(std::index_sequence<R...>) {
-  return std::array{&micro_f32<R + 1, NV, rows_per_tile(NV)>...};
+  if constexpr (I == gemm_isa::avx512) return std::array{&micro_f32<R + 1, NV, tile_rows(I, NV)>...};
+  else return std::array{&micro_f32_avx2<R + 1, NV, tile_rows(I, NV)>...};
 }
 
 /// Rows [r0, r1) of out = act(rows * W + bias), panels [p0, p1); `ptrs` is scratch.
-template <std::size_t NV, class Rows>
+template <gemm_isa I, std::size_t NV, class Rows>
 void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
                     const packed_f32& p, const float* bias, float lo, float hi, float* out, std::size_t ldo,
                     std::vector<const float*>& ptrs) {
-  constexpr std::size_t MR = rows_per_tile(NV), NR = 16 * NV;
-  static constexpr auto micro = micro_f32_table<NV>(std::make_index_sequence<MR>{});
+  constexpr std::size_t MR = tile_rows(I, NV), NR = 16 * NV;
+  static constexpr auto micro = micro_f32_table<I, NV>(std::make_index_sequence<MR>{});
   const std::size_t n = r1 - r0, taps = rows.taps();
   ptrs.resize((n + MR - 1) / MR * MR * taps);
   rows.fill(r0, n, MR, ptrs.data());
@@ -497,13 +603,13 @@ void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_
 }
 
 /// out[r][0, out_c) = act(sum of row r's taps times the packed filter + bias) for r < m;
-/// rows of `out` are `ldo` apart (0: out_c).
+/// rows of `out` are `ldo` apart (0: out_c); micro-kernels in `isa`.
 template <class Rows>
 void gemm_f32(const Rows& rows, std::size_t m, const packed_f32& p, const float* bias, float lo, float hi,
-              float* out, exec::parallel_context* par, std::size_t ldo = 0) {
+              float* out, exec::parallel_context* par, std::size_t ldo = 0, gemm_isa isa = gemm_isa::avx512) {
   if (ldo == 0) ldo = p.out_c;
   const std::size_t k = rows.taps() * rows.row_k(p.cin);  // per row
-  const std::size_t block = block_rows(k * sizeof(float), rows_per_tile(p.nr / 16));
+  const std::size_t block = block_rows(k * sizeof(float), tile_rows(isa, p.nr / 16));
   // Float32 GEMMs run at about 30 multiply-adds per cycle: 2^19 is some 15 us.
   const std::size_t macs = m * k * p.out_c;
   for_tiles(m, block, p.panels, macs, std::size_t{1} << 19, par,
@@ -511,10 +617,18 @@ void gemm_f32(const Rows& rows, std::size_t m, const packed_f32& p, const float*
     static thread_local std::vector<const float*> ptrs;  // kept: no allocation per execution
     for (std::size_t b0 = r0; b0 < r1; b0 += block) {
       const std::size_t b1 = std::min(r1, b0 + block);
-      switch (p.nr) {
-        case 16: gemm_f32_block<1>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
-        case 32: gemm_f32_block<2>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
-        default: gemm_f32_block<4>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
+      if (isa == gemm_isa::avx512) {
+        switch (p.nr) {
+          case 16: gemm_f32_block<gemm_isa::avx512, 1>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
+          case 32: gemm_f32_block<gemm_isa::avx512, 2>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
+          default: gemm_f32_block<gemm_isa::avx512, 4>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
+        }
+      } else {
+        switch (p.nr) {
+          case 16: gemm_f32_block<gemm_isa::avx2, 1>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
+          case 32: gemm_f32_block<gemm_isa::avx2, 2>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
+          default: gemm_f32_block<gemm_isa::avx2, 4>(rows, b0, b1, p0, p1, p, bias, lo, hi, out, ldo, ptrs); break;
+        }
       }
     }
   });
@@ -550,21 +664,21 @@ inline bool is_pointwise(const geometry& g) noexcept {
 
 /// NHWC float32 convolution with one group through the packed GEMM.
 inline void conv_f32_nhwc(const geometry& g, const float* in, const packed_f32& p, const float* bias, float lo,
-                          float hi, float* out, exec::parallel_context* par) {
+                          float hi, float* out, exec::parallel_context* par, gemm_isa isa) {
   const std::size_t m = std::size_t{g.batches} * g.out_h * g.out_w;
-  if (is_pointwise(g)) return gemm_f32(dense_rows<float>{in, g.in_c}, m, p, bias, lo, hi, out, par);
+  if (is_pointwise(g)) return gemm_f32(dense_rows<float>{in, g.in_c}, m, p, bias, lo, hi, out, par, 0, isa);
   const std::vector<float> zeros(g.in_c, 0.0f);
   const conv_rows<float> rows{&g, in, zeros.data()};
   if (p.taps == 1 && rows.taps() > 1) {
-    if (g.dil_w == 1) return gemm_f32(filter_row_rows{rows}, m, p, bias, lo, hi, out, par);
-    return gemm_f32(im2col_rows<float>{rows}, m, p, bias, lo, hi, out, par);
+    if (g.dil_w == 1) return gemm_f32(filter_row_rows{rows}, m, p, bias, lo, hi, out, par, 0, isa);
+    return gemm_f32(im2col_rows<float>{rows, isa == gemm_isa::avx512}, m, p, bias, lo, hi, out, par, 0, isa);
   }
-  gemm_f32(rows, m, p, bias, lo, hi, out, par);
+  gemm_f32(rows, m, p, bias, lo, hi, out, par, 0, isa);
 }
 
 /// The bound CONV_2D / GROUPED_CONV_2D (one group) float32 kernel.
-inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots) {
-  return [constant = constant_f32(c, 4), k, slots](const kernel_io& io) {
+inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn slots, gemm_isa isa) {
+  return [constant = constant_f32(c, 4), k, slots, isa](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_f32 local;
@@ -573,7 +687,7 @@ inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn sl
     const float_range r = activation_range_float(g.activation);
     run_as_nhwc(g, reinterpret_cast<const float*>(io.in[0].value), reinterpret_cast<float*>(io.out_data[0]),
                 [&](const geometry& gn, const float* in, float* out) {
-                  conv_f32_nhwc(gn, in, p, bias.data(), r.lo, r.hi, out, io.par);
+                  conv_f32_nhwc(gn, in, p, bias.data(), r.lo, r.hi, out, io.par, isa);
                 });
   };
 }
@@ -588,7 +702,8 @@ inline kernel bind_conv_f32(const bind_context& c, conv_kind k, conv_slots_fn sl
 inline std::optional<kernel> bind_grouped_pointwise_f32(const bind_context& c, conv_slots_fn slots,
                                                         std::size_t groups, kernel other) {
   const operand_desc& f = c.in[1];
-  if (!simd::cpu().avx512 || c.in[0].type != OperandType::TENSOR_FLOAT32 || !f.has_value() || f.dims.size() != 4 ||
+  const std::optional<gemm_isa> isa = f32_gemm_isa();
+  if (!isa || c.in[0].type != OperandType::TENSOR_FLOAT32 || !f.has_value() || f.dims.size() != 4 ||
       !f.dims_known() || f.dims[1] != 1 || f.dims[2] != 1 || groups == 0 || f.dims[0] % groups != 0)
     return std::nullopt;
   const std::size_t group_out = f.dims[0] / groups, group_in = f.dims[3];
@@ -596,7 +711,7 @@ inline std::optional<kernel> bind_grouped_pointwise_f32(const bind_context& c, c
   auto constant = packed_constant_f32(c, shape, [&] {
     return pack_f32(reinterpret_cast<const float*>(f.value), group_out, 1, group_in, shape.nr, groups);
   });
-  return kernel{[constant, slots, groups, other = std::move(other)](const kernel_io& io) {
+  return kernel{[constant, slots, groups, other = std::move(other), isa = *isa](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, conv_kind::grouped, slots(io.in));
     if (g.nchw || !is_pointwise(g) || g.cin_per_group * groups != g.in_c || constant->out_c * groups != g.out_c)
@@ -613,21 +728,21 @@ inline std::optional<kernel> bind_grouped_pointwise_f32(const bind_context& c, c
       thread_local std::vector<float> b;  // kept: no allocation once grown
       padded_bias_into(b, bias ? bias + gi * cout_g : nullptr, cout_g, one.padded_channels());
       gemm_f32(dense_rows<float>{x + gi * cin_g, g.in_c}, m, one, b.data(), r.lo, r.hi, y + gi * cout_g, io.par,
-               g.out_c);
+               g.out_c, isa);
     }
   }};
 }
 
 /// The bound FULLY_CONNECTED float32 kernel.
-inline kernel bind_fully_connected_f32(const bind_context& c) {
-  return [constant = constant_f32(c, 2)](const kernel_io& io) {
+inline kernel bind_fully_connected_f32(const bind_context& c, gemm_isa isa) {
+  return [constant = constant_f32(c, 2), isa](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_f32 local;
     const packed_f32& p = prepared_or(constant, local, [&] { return pack_filter_f32(io.in[1]); });
     const std::vector<float> bias = padded_bias(reinterpret_cast<const float*>(io.in[2].value), p.out_c, p.padded_channels());
     const float_range r = activation_range_float(io.scalar<std::int32_t>(3));
     gemm_f32(dense_rows<float>{reinterpret_cast<const float*>(io.in[0].value), p.cin}, io.out[0].dims[0], p,
-             bias.data(), r.lo, r.hi, reinterpret_cast<float*>(io.out_data[0]), io.par);
+             bias.data(), r.lo, r.hi, reinterpret_cast<float*>(io.out_data[0]), io.par, 0, isa);
   };
 }
 
@@ -719,6 +834,22 @@ NNHAL_TARGET_AVX512 inline void pack_q8_columns(std::int8_t* w, const packed_q8&
   }
 }
 
+/// The packing of panels [p0, p1) element by element (any layout of the source).
+inline void pack_q8_elements(std::int8_t* w, const packed_q8& p, const std::uint8_t* src, std::size_t ld_oc,
+                             std::size_t ld_k, bool unsigned_w, std::size_t p0, std::size_t p1) noexcept {
+  const std::size_t panel_bytes = p.taps * p.cin4 * p.nr;
+  std::memset(w + p0 * panel_bytes, 0, (p1 - p0) * panel_bytes);
+  for (std::size_t oc = p0 * p.nr; oc < std::min(p.out_c, p1 * p.nr); ++oc) {
+    std::int8_t* dst = w + (oc / p.nr) * p.taps * p.cin4 * p.nr + (oc % p.nr) * 4;
+    for (std::size_t t = 0; t < p.taps; ++t)
+      for (std::size_t k = 0; k < p.cin; ++k) {
+        const std::uint8_t raw = src[oc * ld_oc + (t * p.cin + k) * ld_k];
+        dst[(t * p.cin4 + k / 4 * 4) * p.nr + k % 4] =
+            static_cast<std::int8_t>(unsigned_w ? static_cast<int>(raw) - 128 : static_cast<std::int8_t>(raw));
+      }
+  }
+}
+
 /// Each channel's sum of its packed values (panels [p0, p1)): vpdpbusd of ones with the
 /// panel, group by group.
 NNHAL_TARGET_AVX512_VNNI inline void q8_column_sums(const packed_q8& p, const std::int8_t* w, std::int32_t* colsum,
@@ -756,19 +887,24 @@ NNHAL_TARGET_AVX512_VNNI inline void pack_q8_into(std::int8_t* w, std::int32_t* 
                       ld_oc, cols, p.cin / 4, 4);
     }
   } else {
-    const std::size_t panel_bytes = p.taps * p.cin4 * p.nr;
-    std::memset(w + p0 * panel_bytes, 0, (p1 - p0) * panel_bytes);
-    for (std::size_t oc = p0 * p.nr; oc < std::min(p.out_c, p1 * p.nr); ++oc) {
-      std::int8_t* dst = w + (oc / p.nr) * p.taps * p.cin4 * p.nr + (oc % p.nr) * 4;
-      for (std::size_t t = 0; t < p.taps; ++t)
-        for (std::size_t k = 0; k < p.cin; ++k) {
-          const std::uint8_t raw = src[oc * ld_oc + (t * p.cin + k) * ld_k];
-          dst[(t * p.cin4 + k / 4 * 4) * p.nr + k % 4] =
-              static_cast<std::int8_t>(unsigned_w ? static_cast<int>(raw) - 128 : static_cast<std::int8_t>(raw));
-        }
-    }
+    pack_q8_elements(w, p, src, ld_oc, ld_k, unsigned_w, p0, p1);
   }
   q8_column_sums(p, w, colsum, p0, p1);
+}
+
+/// pack_q8_into for any CPU (the AVX2 GEMMs' bind): element by element, the same packing.
+inline void pack_q8_into_plain(std::int8_t* w, std::int32_t* colsum, const packed_q8& p, const std::uint8_t* src,
+                               std::size_t ld_oc, std::size_t ld_k, bool unsigned_w) noexcept {
+  pack_q8_elements(w, p, src, ld_oc, ld_k, unsigned_w, 0, p.panels);
+  const std::size_t groups = p.taps * p.cin4 / 4;
+  for (std::size_t pn = 0; pn < p.panels; ++pn)
+    for (std::size_t j = 0; j < p.nr; ++j) {
+      const std::int8_t* col = w + pn * groups * 4 * p.nr + 4 * j;
+      std::int32_t sum = 0;
+      for (std::size_t g = 0; g < groups; ++g)
+        for (std::size_t b = 0; b < 4; ++b) sum += col[g * 4 * p.nr + b];
+      colsum[pn * p.nr + j] = sum;
+    }
 }
 
 /// A packing of shape `shape` in a new buffer.
@@ -777,8 +913,9 @@ inline packed_q8 pack_q8(const packed_q8& shape, const std::uint8_t* src, std::s
   packed_q8 p = shape;
   const std::shared_ptr<std::byte[]> buf = types::large_bytes(p.bytes(), true);
   auto* colsum = reinterpret_cast<std::int32_t*>(buf.get());
-  pack_q8_into(reinterpret_cast<std::int8_t*>(buf.get() + p.panels * p.nr * sizeof(std::int32_t)), colsum, p, src,
-               ld_oc, ld_k, unsigned_w);
+  auto* w = reinterpret_cast<std::int8_t*>(buf.get() + p.panels * p.nr * sizeof(std::int32_t));
+  if (simd::cpu().avx512_vnni) pack_q8_into(w, colsum, p, src, ld_oc, ld_k, unsigned_w);
+  else pack_q8_into_plain(w, colsum, p, src, ld_oc, ld_k, unsigned_w);
   p.attach(std::shared_ptr<const std::byte>(buf, buf.get()));
   return p;
 }
@@ -1186,9 +1323,119 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
   }
 }
 
-template <std::size_t NV, class S, class O, std::size_t... R>
+/// acc + the four byte products of each 32-bit lane of x (u8) and w (s8): vpdpbusd of
+/// AVX-VNNI (the VEX form; inline assembly, so this function needs no target beyond AVX2).
+NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] inline __m256i dpbusd_vex(__m256i acc, __m256i x, __m256i w) noexcept {
+  asm("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(x), "x"(w));
+  return acc;
+}
+
+/// One group of 4 inputs of micro_q8_ymm: R rows' bytes [k, k + n) (N: n known at compile
+/// time, 0: not) times the group's 2J vectors of weights at wp.
+template <std::size_t R, std::size_t J, bool Vnni, std::uint32_t Flip, std::size_t N>
+NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] inline void group_q8_ymm(const std::uint8_t* const (&ap)[R], std::size_t k,
+                                                                 const std::int8_t* wp, __m256i (&acc)[R][2 * J],
+                                                                 std::size_t n = N) noexcept {
+  __m256i wv[2 * J], wo[2 * J];
+#pragma GCC unroll 8
+  for (std::size_t v = 0; v < 2 * J; ++v) {
+    wv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + 32 * v));
+    if constexpr (!Vnni) {
+      wo[v] = _mm256_srai_epi16(wv[v], 8);                          // odd bytes
+      wv[v] = _mm256_srai_epi16(_mm256_slli_epi16(wv[v], 8), 8);  // even bytes
+    }
+  }
+  const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
+#pragma GCC unroll 8
+  for (std::size_t m = 0; m < R; ++m) {
+    std::uint32_t bytes = 0;
+    std::memcpy(&bytes, ap[m] + k, N ? N : n);  // past n: zero, meeting zero weights
+    const __m256i x = _mm256_set1_epi32(static_cast<int>(bytes ^ Flip));
+    if constexpr (Vnni) {
+#pragma GCC unroll 8
+      for (std::size_t v = 0; v < 2 * J; ++v) acc[m][v] = dpbusd_vex(acc[m][v], x, wv[v]);
+    } else {
+      const __m256i xe = _mm256_and_si256(x, low_bytes), xo = _mm256_srli_epi16(x, 8);
+#pragma GCC unroll 8
+      for (std::size_t v = 0; v < 2 * J; ++v)
+        acc[m][v] = _mm256_add_epi32(acc[m][v], _mm256_add_epi32(_mm256_madd_epi16(xe, wv[v]), _mm256_madd_epi16(xo, wo[v])));
+    }
+  }
+}
+
+/// micro_q8 with ymm registers, for CPUs without AVX-512: the panel's NV vectors of 16
+/// channels J at a time (FULLY_CONNECTED's one row: all at once), each as 2 ymm of 8
+/// channels x 4 bytes. Vnni: one vpdpbusd per group of 4 inputs; otherwise the same
+/// exact sums from vpmaddwd of the bytes' 16-bit halves: the even bytes of x (u8, zero-
+/// extended) with the even bytes of w (s8, sign-extended), plus the odd ones (each pair of
+/// products is at most 2 * 255 * 128 in magnitude). The requantization is the fixed
+/// point's (simd::avx2::apply_multiplier_lanes).
+template <std::size_t R, std::size_t NV, std::size_t MR, class S, class O, bool Vnni>
+NNHAL_TARGET_AVX2_FMA void micro_q8_ymm(const std::uint8_t* const* a, std::size_t taps, std::size_t cin,
+                                        const std::int8_t* w, const q8_epilogue& e, std::size_t c0,
+                                        const std::int32_t* rterm, O* out, std::size_t ldo, std::size_t cols) {
+  constexpr std::uint32_t flip = std::is_signed_v<S> ? 0x80808080u : 0u;
+  constexpr std::size_t NB = 64 * NV;  // bytes of packed weights per group of 4 inputs
+  constexpr std::size_t J = R == 1 ? NV : 1;
+  const std::size_t whole = cin / 4, rest = cin % 4;
+  for (std::size_t j0 = 0; j0 < NV && 16 * j0 < cols; j0 += J) {
+    // The sums start at each channel's offset less each row's term.
+    __m256i acc[R][2 * J];
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < 2 * J; ++v) {
+      const __m256i off = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.offset.data() + c0 + 16 * j0 + 8 * v));
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) acc[m][v] = rterm ? _mm256_sub_epi32(off, _mm256_set1_epi32(rterm[m])) : off;
+    }
+    const std::int8_t* wp = w + 64 * j0;
+    for (std::size_t t = 0; t < taps; ++t) {
+      const std::uint8_t* ap[R];
+#pragma GCC unroll 8
+      for (std::size_t m = 0; m < R; ++m) ap[m] = a[t * MR + m];
+#pragma GCC unroll 2
+      for (std::size_t gi = 0; gi < whole; ++gi, wp += NB) group_q8_ymm<R, J, Vnni, flip, 4>(ap, 4 * gi, wp, acc);
+      if (rest) {
+        group_q8_ymm<R, J, Vnni, flip, 0>(ap, 4 * whole, wp, acc, rest);
+        wp += NB;
+      }
+    }
+    const q8_scaling& sc = *e.scaling;
+    const __m256i zp = _mm256_set1_epi32(sc.out_zp), lo = _mm256_set1_epi32(e.lo), hi = _mm256_set1_epi32(e.hi);
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < 2 * J; ++v) {
+      const std::size_t c = 16 * j0 + 8 * v;  // this vector's first channel in the panel
+      if (c >= cols) break;
+      const std::size_t n = cols - c < 8 ? cols - c : 8;
+      if constexpr (std::is_same_v<O, std::int32_t>) {
+        const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#pragma GCC unroll 8
+        for (std::size_t m = 0; m < R; ++m) _mm256_maskstore_epi32(out + m * ldo + c, mask, acc[m][v]);
+      } else {
+        // (Loads written out: a lambda would not be compiled for AVX2.)
+        const std::size_t at = c0 + c;
+        const __m256i mantissa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.mantissa.data() + at));
+        const __m256i left = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.left.data() + at));
+        const __m256i right = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.right.data() + at));
+        const __m256i rmask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.round_mask.data() + at));
+        const __m256i rhalf = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.round_half.data() + at));
+#pragma GCC unroll 8
+        for (std::size_t m = 0; m < R; ++m) {
+          const __m256i q = sc.any_left
+                                ? simd::avx2::apply_multiplier_lanes<true>(acc[m][v], mantissa, left, right, rmask, rhalf)
+                                : simd::avx2::apply_multiplier_lanes<false>(acc[m][v], mantissa, left, right, rmask, rhalf);
+          simd::avx2::store_x8(out + m * ldo + c, _mm256_add_epi32(q, zp), lo, hi, n);
+        }
+      }
+    }
+  }
+}
+
+template <gemm_isa I, std::size_t NV, class S, class O, std::size_t... R>
 constexpr auto micro_q8_table(std::index_sequence<R...>) {
-  return std::array{&micro_q8<R + 1, NV, rows_per_tile(NV), S, O>...};
+  constexpr std::size_t MR = q8_tile_rows(I, NV);
+  if constexpr (I == gemm_isa::avx512) return std::array{&micro_q8<R + 1, NV, MR, S, O>...};
+  else return std::array{&micro_q8_ymm<R + 1, NV, MR, S, O, I == gemm_isa::avx_vnni>...};
 }
 
 /// The bytes of one row (tap t's cin bytes at tap[t * mr]) plus `flipped` (0x80 flips
@@ -1302,13 +1549,27 @@ NNHAL_TARGET_AVX512 void row_terms_32(const std::uint8_t* base, std::size_t n, s
   for (; i < n; ++i) rterm[i] = one_row_term(two_row_lanes(base + 32 * i, halves & 0xFFFFFFFFu, flip), zw);
 }
 
-/// Rows [r0, r1) of the quant8 GEMM, panels [p0, p1).
-template <std::size_t NV, class S, class O, class Rows>
+/// row_terms for any CPU (the AVX2 GEMMs), a byte at a time.
+template <bool Flip>
+void row_terms_plain(const std::uint8_t* const* ptrs, std::size_t n, std::size_t mr, std::size_t taps, std::size_t cin,
+                     std::int32_t zw, std::int32_t* rterm) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t sum = 0;
+    for (std::size_t t = 0; t < taps; ++t) {
+      const std::uint8_t* row = taps == 1 ? ptrs[i] : ptrs[(i / mr * taps + t) * mr + i % mr];
+      for (std::size_t k = 0; k < cin; ++k) sum += static_cast<std::uint8_t>(row[k] ^ (Flip ? 0x80u : 0u));
+    }
+    rterm[i] = static_cast<std::int32_t>(sum * static_cast<std::uint32_t>(zw));
+  }
+}
+
+/// Rows [r0, r1) of the quant8 GEMM, panels [p0, p1), micro-kernels in I.
+template <gemm_isa I, std::size_t NV, class S, class O, class Rows>
 void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
                    const packed_q8& p, const q8_epilogue& e, O* out, std::size_t ldo,
                    std::vector<const std::uint8_t*>& ptrs, std::vector<std::int32_t>& rterm) {
-  constexpr std::size_t MR = rows_per_tile(NV), NR = 16 * NV;
-  static constexpr auto micro = micro_q8_table<NV, S, O>(std::make_index_sequence<MR>{});
+  constexpr std::size_t MR = q8_tile_rows(I, NV), NR = 16 * NV;
+  static constexpr auto micro = micro_q8_table<I, NV, S, O>(std::make_index_sequence<MR>{});
   const std::size_t n = r1 - r0, taps = rows.taps();
   ptrs.resize((n + MR - 1) / MR * MR * taps);
   rows.fill(r0, n, MR, ptrs.data());
@@ -1317,7 +1578,8 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t
     rterm.resize(n + MR);
     bool two_a_load = false;  // rows 32 bytes apart from ptrs[0]
     if constexpr (std::is_same_v<Rows, im2col_rows<std::uint8_t>>) two_a_load = Rows::stride(p.cin) == 32;
-    if (two_a_load) row_terms_32<std::is_signed_v<S>>(ptrs[0], n, p.cin, p.zw, rterm.data());
+    if constexpr (I != gemm_isa::avx512) row_terms_plain<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
+    else if (two_a_load) row_terms_32<std::is_signed_v<S>>(ptrs[0], n, p.cin, p.zw, rterm.data());
     else row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
   }
   for (std::size_t pn = p0; pn < p1; ++pn) {
@@ -1334,8 +1596,8 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t
 /// O = S requantizes, O = int32 keeps the zero-point-corrected sums plus e's offsets.
 template <class S, class O, class Rows>
 void gemm_q8_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, O* out,
-                exec::parallel_context* par) {
-  const std::size_t block = block_rows(rows.taps() * p.cin, rows_per_tile(p.nr / 16));
+                exec::parallel_context* par, gemm_isa isa = gemm_isa::avx512) {
+  const std::size_t block = block_rows(rows.taps() * p.cin, q8_tile_rows(isa, p.nr / 16));
   // VNNI runs about four times as many multiply-adds per cycle as float32 FMA.
   const std::size_t macs = m * rows.taps() * p.cin * p.out_c;
   for_tiles(m, block, p.panels, macs, std::size_t{1} << 21, par,
@@ -1344,10 +1606,17 @@ void gemm_q8_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_ep
     static thread_local std::vector<std::int32_t> rterm;
     for (std::size_t b0 = r0; b0 < r1; b0 += block) {
       const std::size_t b1 = std::min(r1, b0 + block);
-      switch (p.nr) {
-        case 16: gemm_q8_block<1, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
-        case 32: gemm_q8_block<2, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
-        default: gemm_q8_block<4, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+      auto run = [&]<gemm_isa I>() {
+        switch (p.nr) {
+          case 16: gemm_q8_block<I, 1, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+          case 32: gemm_q8_block<I, 2, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+          default: gemm_q8_block<I, 4, S>(rows, b0, b1, p0, p1, p, e, out, p.out_c, ptrs, rterm); break;
+        }
+      };
+      switch (isa) {
+        case gemm_isa::avx512: run.template operator()<gemm_isa::avx512>(); break;
+        case gemm_isa::avx_vnni: run.template operator()<gemm_isa::avx_vnni>(); break;
+        case gemm_isa::avx2: run.template operator()<gemm_isa::avx2>(); break;
       }
     }
   });
@@ -1356,21 +1625,22 @@ void gemm_q8_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_ep
 /// The requantized quant8 GEMM.
 template <class S, class Rows>
 void gemm_q8(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, S* out,
-             exec::parallel_context* par) {
-  gemm_q8_to<S, S>(rows, m, p, e, out, par);
+             exec::parallel_context* par, gemm_isa isa = gemm_isa::avx512) {
+  gemm_q8_to<S, S>(rows, m, p, e, out, par, isa);
 }
 
 /// NHWC quant8 convolution with one group (S: the input/output storage type).
 template <class S>
 void conv_q8_nhwc(const geometry& g, const S* in, const packed_q8& p, const q8_epilogue& e, S in_zp, S* out,
-                  exec::parallel_context* par) {
+                  exec::parallel_context* par, gemm_isa isa) {
   const std::size_t m = std::size_t{g.batches} * g.out_h * g.out_w;
   const auto* in8 = reinterpret_cast<const std::uint8_t*>(in);
-  if (is_pointwise(g)) return gemm_q8(dense_rows<std::uint8_t>{in8, g.in_c}, m, p, e, out, par);
+  if (is_pointwise(g)) return gemm_q8(dense_rows<std::uint8_t>{in8, g.in_c}, m, p, e, out, par, isa);
   const std::vector<S> pad(g.in_c, in_zp);
   const conv_rows<std::uint8_t> rows{&g, in8, reinterpret_cast<const std::uint8_t*>(pad.data())};
-  if (p.taps == 1 && rows.taps() > 1) return gemm_q8(im2col_rows<std::uint8_t>{rows}, m, p, e, out, par);
-  gemm_q8(rows, m, p, e, out, par);
+  if (p.taps == 1 && rows.taps() > 1)
+    return gemm_q8(im2col_rows<std::uint8_t>{rows, isa == gemm_isa::avx512}, m, p, e, out, par, isa);
+  gemm_q8(rows, m, p, e, out, par, isa);
 }
 
 /// A constant quant8 packing of shape `shape` (`what` names it in a compilation cache):
@@ -1413,11 +1683,12 @@ inline std::shared_ptr<const q8_scaling> bound_scaling(const operand_desc& f, st
 
 /// The bound CONV_2D / GROUPED_CONV_2D (one group) quant8 kernel: E qu8 or qs8.
 template <types::element E>
-kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots) {
+kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots, gemm_isa isa) {
   using S = typename E::storage;
   const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
   const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
-  return [constant = constant_q8(c, 4), scaling = bound_scaling(c.in[1], 4, q), q, zx, k, slots](const kernel_io& io) {
+  return [constant = constant_q8(c, 4), scaling = bound_scaling(c.in[1], 4, q), q, zx, k, slots,
+          isa](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     const geometry g = resolve_geometry(io, k, slots(io.in));
     packed_q8 local;
@@ -1429,18 +1700,18 @@ kernel bind_conv_q8(const bind_context& c, conv_kind k, conv_slots_fn slots) {
                                 std::numeric_limits<S>::max()));
     const auto in_zp = static_cast<S>(io.in[0].zero_point);
     run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const geometry& gn, const S* in, S* out) {
-      conv_q8_nhwc<S>(gn, in, p, e, in_zp, out, io.par);
+      conv_q8_nhwc<S>(gn, in, p, e, in_zp, out, io.par, isa);
     });
   };
 }
 
 /// The bound FULLY_CONNECTED quant8 kernel: E qu8 or qs8.
 template <types::element E>
-kernel bind_fully_connected_q8(const bind_context& c) {
+kernel bind_fully_connected_q8(const bind_context& c, gemm_isa isa) {
   using S = typename E::storage;
   const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
   const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
-  return [constant = constant_q8(c, 2), scaling = bound_scaling(c.in[1], 2, q), q, zx](const kernel_io& io) {
+  return [constant = constant_q8(c, 2), scaling = bound_scaling(c.in[1], 2, q), q, zx, isa](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     packed_q8 local;
     const packed_q8& p = prepared_or(constant, local, [&] { return pack_filter_q8(io.in[1]); });
@@ -1450,25 +1721,26 @@ kernel bind_fully_connected_q8(const bind_context& c) {
         quant::activation_range(io.scalar<std::int32_t>(3), o.scale, o.zero_point, std::numeric_limits<S>::min(),
                                 std::numeric_limits<S>::max()));
     gemm_q8(dense_rows<std::uint8_t>{reinterpret_cast<const std::uint8_t*>(io.in[0].value), p.cin},
-            io.out[0].dims[0], p, e, o.data, io.par);
+            io.out[0].dims[0], p, e, o.data, io.par, isa);
   };
 }
 
-/// The AVX-512 kernel of a CONV_2D-like op with one group for the operand types of `c`,
-/// when this CPU has one (float32: AVX-512; quant8: AVX-512 VNNI); nullopt otherwise.
+/// The x86 kernel of a CONV_2D-like op with one group for the operand types of `c`, when
+/// this CPU has one (float32: AVX-512, else AVX2 + FMA; quant8: AVX-512 VNNI, else AVX2,
+/// with AVX-VNNI where the CPU has it); nullopt otherwise.
 inline std::optional<kernel> bind_conv(const bind_context& c, conv_kind k, conv_slots_fn slots) {
   const bool per_channel = c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  const std::optional<gemm_isa> q8 = q8_gemm_isa();
+  const bool q8_filter = per_channel || c.in[1].type == c.in[0].type;
   switch (c.in[0].type) {
     case OperandType::TENSOR_FLOAT32:
-      if (simd::cpu().avx512) return bind_conv_f32(c, k, slots);
+      if (const std::optional<gemm_isa> isa = f32_gemm_isa()) return bind_conv_f32(c, k, slots, *isa);
       break;
     case OperandType::TENSOR_QUANT8_ASYMM:
-      if (simd::cpu().avx512_vnni && (per_channel || c.in[1].type == c.in[0].type))
-        return bind_conv_q8<types::qu8>(c, k, slots);
+      if (q8 && q8_filter) return bind_conv_q8<types::qu8>(c, k, slots, *q8);
       break;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      if (simd::cpu().avx512_vnni && (per_channel || c.in[1].type == c.in[0].type))
-        return bind_conv_q8<types::qs8>(c, k, slots);
+      if (q8 && q8_filter) return bind_conv_q8<types::qs8>(c, k, slots, *q8);
       break;
     default: break;
   }
@@ -1479,13 +1751,13 @@ inline std::optional<kernel> bind_conv(const bind_context& c, conv_kind k, conv_
 inline std::optional<kernel> bind_fully_connected(const bind_context& c) {
   switch (c.in[0].type) {
     case OperandType::TENSOR_FLOAT32:
-      if (simd::cpu().avx512) return bind_fully_connected_f32(c);
+      if (const std::optional<gemm_isa> isa = f32_gemm_isa()) return bind_fully_connected_f32(c, *isa);
       break;
     case OperandType::TENSOR_QUANT8_ASYMM:
-      if (simd::cpu().avx512_vnni) return bind_fully_connected_q8<types::qu8>(c);
+      if (const std::optional<gemm_isa> isa = q8_gemm_isa()) return bind_fully_connected_q8<types::qu8>(c, *isa);
       break;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      if (simd::cpu().avx512_vnni) return bind_fully_connected_q8<types::qs8>(c);
+      if (const std::optional<gemm_isa> isa = q8_gemm_isa()) return bind_fully_connected_q8<types::qs8>(c, *isa);
       break;
     default: break;
   }

@@ -8,7 +8,7 @@
 // the input (and auxiliary) products of a whole chunk of time steps are done in one call
 // before the steps run, which leaves only the recurrent product on the serial path.
 // Weights built for `path::gemm` are packed for the float32 GEMM that FULLY_CONNECTED uses
-// (gemm_avx512.hpp when the CPU has AVX-512, else conv_gemm.hpp; `make_dense` and `matmul`
+// (gemm_avx512.hpp when the CPU has AVX-512 or AVX2 + FMA, else conv_gemm.hpp; `make_dense` and `matmul`
 // below are the only places that call them); for `path::reference` they stay plain and
 // `matmul` runs plain loops. Both feed the same gate arithmetic, so they differ by float
 // summation order only.
@@ -21,6 +21,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
@@ -108,7 +109,9 @@ struct dense {
   conv::packed_f32 packed;
   std::vector<float> packed_bias;  // bias padded to whole panels
   bool has_packed = false;
-  bool avx512 = false;  // packed for conv::avx512::gemm_f32 (else conv::gemm_f32)
+#if NNHAL_HAVE_X86_KERNELS
+  std::optional<conv::avx512::gemm_isa> x86;  // packed for conv::avx512::gemm_f32 in this ISA (else conv::gemm_f32)
+#endif
 };
 
 inline dense make_dense(std::vector<float> w, std::size_t rows, std::size_t cols, const float* bias, bool pack) {
@@ -121,8 +124,8 @@ inline dense make_dense(std::vector<float> w, std::size_t rows, std::size_t cols
   if (pack && rows > 0 && cols > 0) {
     std::size_t nr = conv::f32_tile<xsimd::default_arch>::nr;
 #if NNHAL_HAVE_X86_KERNELS
-    d.avx512 = simd::cpu().avx512;
-    if (d.avx512) nr = conv::avx512::panel_width(rows);
+    d.x86 = conv::avx512::f32_gemm_isa();
+    if (d.x86) nr = conv::avx512::panel_width(rows);
 #endif
     d.packed = conv::pack_f32(d.w.data(), rows, 1, cols, nr);
     d.packed_bias = conv::padded_bias(d.bias.data(), rows, d.packed.padded_channels());
@@ -139,9 +142,9 @@ inline void matmul(const dense& d, std::size_t m, const float* x, float* y) {
   if (d.has_packed) {
     constexpr float inf = std::numeric_limits<float>::infinity();
 #if NNHAL_HAVE_X86_KERNELS
-    if (d.avx512)
+    if (d.x86)
       return conv::avx512::gemm_f32(conv::avx512::dense_rows<float>{x, d.cols}, m, d.packed, d.packed_bias.data(), -inf,
-                                    inf, y, nullptr);
+                                    inf, y, nullptr, 0, *d.x86);
 #endif
     conv::gemm_f32<xsimd::default_arch>(m, x, d.packed, d.packed_bias.data(), -inf, inf, y);
     return;

@@ -14,6 +14,7 @@ struct cpu_features {
   bool avx512 = false;       // F + BW + DQ + VL: what nnhal's AVX-512 kernels use
   bool avx512_vnni = false;
   bool avx512_vbmi = false;  // byte permutes (vpermb, vpermt2b): 8-bit table lookups
+  bool avx_vnni = false;     // vpdpbusd on ymm without AVX-512 (AVX-VNNI, with AVX2)
 };
 
 /// What the CPU itself can do, detected once.
@@ -29,6 +30,7 @@ inline const cpu_features& detected_cpu() noexcept {
                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
     c.avx512_vnni = c.avx512 && __builtin_cpu_supports("avx512vnni");
     c.avx512_vbmi = c.avx512 && __builtin_cpu_supports("avx512vbmi");
+    c.avx_vnni = c.avx2 && __builtin_cpu_supports("avxvnni");
 #endif
     return c;
   }();
@@ -54,6 +56,7 @@ inline cpu_features cpu() noexcept {
   c.avx512 = c.avx512 && (a & 8u);
   c.avx512_vnni = c.avx512 && c.avx512_vnni && (a & 16u);
   c.avx512_vbmi = c.avx512 && c.avx512_vbmi && (a & 32u);
+  c.avx_vnni = c.avx2 && c.avx_vnni && (a & 64u);
   return c;
 }
 
@@ -66,8 +69,17 @@ inline cpu_features cpu() noexcept {
 inline void allow_only(const cpu_features& allowed) noexcept {
   const unsigned a = (allowed.avx2 ? 1u : 0u) | (allowed.fma ? 2u : 0u) | (allowed.f16c ? 4u : 0u) |
                      (allowed.avx512 ? 8u : 0u) | (allowed.avx512_vnni ? 16u : 0u) |
-                     (allowed.avx512_vbmi ? 32u : 0u);
+                     (allowed.avx512_vbmi ? 32u : 0u) | (allowed.avx_vnni ? 64u : 0u);
   detail::allowed_bits().store(a, std::memory_order_relaxed);
+}
+
+/// The features of a CPU with AVX2, FMA and F16C but no AVX-512 nor AVX-VNNI (most x86
+/// CPUs before 2020, and many since): allow_only(avx2_only()) binds its kernels on a CPU
+/// with AVX-512.
+constexpr cpu_features avx2_only() noexcept {
+  cpu_features c;
+  c.avx2 = c.fma = c.f16c = true;
+  return c;
 }
 
 }  // namespace nnhal::simd
@@ -77,6 +89,10 @@ inline void allow_only(const cpu_features& allowed) noexcept {
 /// Marks a function compiled for AVX-512 (F/BW/DQ/VL) whatever the TU's -m flags are;
 /// call it only when simd::cpu().avx512 is true.
 #define NNHAL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+/// AVX2 with FMA (no AVX-512): call it only when simd::cpu().avx2 and fma are both true.
+#define NNHAL_TARGET_AVX2_FMA __attribute__((target("avx2,fma")))
+/// AVX2 with AVX-VNNI (vpdpbusd on ymm); call it only when simd::cpu().avx_vnni is true.
+#define NNHAL_TARGET_AVX_VNNI __attribute__((target("avx2,fma,avxvnni")))
 /// AVX-512 plus VNNI (vpdpbusd); call it only when simd::cpu().avx512_vnni is true.
 #define NNHAL_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 /// AVX-512 plus VBMI (byte permutes); call it only when simd::cpu().avx512_vbmi is true.
