@@ -129,10 +129,10 @@ int main(int argc, char** argv) {
   nnhal::simd::cpu_features ymm = nnhal::simd::avx2_only();
   ymm.avx_vnni = avx_vnni;
   if (!portable && avx2) nnhal::simd::allow_only(ymm);
-  benchmark::AddCustomContext("nnhal_kernels", portable   ? "portable (AVX-512 off)"
-                                               : avx_vnni ? "AVX2 + FMA + AVX-VNNI (AVX-512 off)"
-                                               : avx2     ? "AVX2 + FMA (AVX-512 off)"
-                                                          : "best for this CPU");
+  benchmark::AddCustomContext("nnhal_kernels", portable                           ? "portable (AVX-512 off)"
+                                               : avx_vnni && nnhal::simd::cpu().avx_vnni ? "AVX2 + FMA + AVX-VNNI (AVX-512 off)"
+                                               : avx2                               ? "AVX2 + FMA (AVX-512 off)"
+                                                                                    : "best for this CPU");
   const auto& p = nnhal::bench::peaks();
   benchmark::AddCustomContext("peak_copy_l2_GBps", std::to_string(p.copy_l2_bytes_per_s / 1e9));
   benchmark::AddCustomContext("peak_copy_mid_GBps", std::to_string(p.copy_mid_bytes_per_s / 1e9));

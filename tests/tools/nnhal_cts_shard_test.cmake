@@ -12,11 +12,16 @@ function(fail message)
 endfunction()
 
 file(MAKE_DIRECTORY ${WORK})
+# The runs read a copy of V1_0's add and mul files only: loading the other files would
+# only make each run (four of them, under the sanitizers too) slower.
+file(REMOVE_RECURSE ${WORK}/corpus)
+file(GLOB picked ${CTS}/V1_0/add*.json ${CTS}/V1_0/mul*.json)
+file(COPY ${picked} DESTINATION ${WORK}/corpus)
 # The model names of one run, in run order.
 function(names_of out)
   set(report ${WORK}/report.json)
   execute_process(COMMAND ${CTS_TOOL} --filter "^(add|mul)" --no-variants --jobs 2 --report ${report} ${ARGN}
-                          ${CTS}/V1_0 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 300)
+                          ${WORK}/corpus RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 300)
   if(NOT rc EQUAL 0)
     fail("nnhal-cts ${ARGN}: exit code ${rc}")
   endif()
@@ -37,7 +42,7 @@ endfunction()
 names_of(all)
 list(LENGTH all total)
 if(total LESS 6)
-  fail("expected at least 6 add/mul models in ${CTS}/V1_0, got ${total}")
+  fail("expected at least 6 add/mul models in ${CTS}/V1_0's add*/mul* files, got ${total}")
 endif()
 foreach(k 0 1 2)
   names_of(part --shard ${k}/3)

@@ -1,6 +1,6 @@
 // CONV_2D kernels; contract in types/signatures/conv_2d.hpp. reference() is the direct loop
 // of kernels/conv_common.hpp (quantized: bit-exact with the AOSP CPU path); bind() picks the
-// x86 GEMM of kernels/gemm_avx512.hpp (AVX-512, or AVX2 + FMA for float32) or the xsimd
+// x86 GEMM of kernels/gemm_avx512.hpp (AVX-512, else AVX2) or the xsimd
 // one of kernels/conv_gemm.hpp, which
 // tests check against reference().
 #pragma once
@@ -25,8 +25,8 @@ void reference(const kernel_io& io, const requant& q) {
   kernels::conv::conv_reference<E, F>(io, conv_kind::conv, contract::slots(io.in), q);
 }
 
-/// On AVX-512 or AVX2 + FMA (float32) / AVX-512 VNNI (quant8) CPUs: the packed GEMM of
-/// kernels/gemm_avx512.hpp. Otherwise float32 and quant8: the packed xsimd direct
+/// On CPUs with AVX-512 (quant8: AVX-512 VNNI) or AVX2 + FMA (quant8: AVX-VNNI if there):
+/// the packed GEMM of kernels/gemm_avx512.hpp. Otherwise float32 and quant8: the packed xsimd direct
 /// convolution of kernels/conv_gemm.hpp. Float16: the float32 kernel on widened operands
 /// (kernels/float16_via_float32.hpp). The rest: the reference, with the requantization
 /// multipliers computed here, once.

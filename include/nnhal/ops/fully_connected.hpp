@@ -1,8 +1,9 @@
 // FULLY_CONNECTED kernels; contract in types/signatures/fully_connected.hpp. The input is
 // read as [batch_size, input_size] (row-major flattening, as the spec reshapes it).
 // reference() is a plain GEMM loop (quantized: bit-exact with AOSP); bind() picks the
-// x86 GEMM (float32 AVX-512 or AVX2 FMA, quant8 AVX-512 VNNI) of kernels/gemm_avx512.hpp when the CPU has it,
-// else the packed xsimd GEMM of kernels/conv_gemm.hpp (float32 and quant8).
+// x86 GEMM of kernels/gemm_avx512.hpp when the CPU has it (AVX-512: float32 FMA, quant8
+// VNNI; else AVX2: float32 FMA, quant8 AVX-VNNI or vpmaddwd), else the packed xsimd GEMM
+// of kernels/conv_gemm.hpp (float32 and quant8).
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"

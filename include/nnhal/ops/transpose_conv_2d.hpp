@@ -371,16 +371,22 @@ inline types::result<kernel> bind(const bind_context& c) {
   if (c.in[0].type == OperandType::TENSOR_FLOAT16) return kernels::f16_via_f32::bind(c, bind);
 #if NNHAL_HAVE_X86_KERNELS
   const auto isa = kernels::conv::avx512::f32_gemm_isa();
-  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && isa)
-    return detail::bind_f32_with(
-        c, &kernels::conv::avx512::panel_width,
-        [isa = *isa](const kernels::conv::packed_f32& p, const float* a, std::size_t m, float* products,
-                     exec::parallel_context* par) {
-          constexpr float inf = std::numeric_limits<float>::infinity();
-          kernels::conv::avx512::gemm_f32(kernels::conv::avx512::dense_rows<float>{a, p.cin}, m, p,
-                                          detail::zero_bias(p), -inf, inf, products, par, 0, isa);
-        },
-        [](float* dst, const float* src, std::size_t n) { detail::add_to(dst, src, n); });
+  if (c.in[0].type == OperandType::TENSOR_FLOAT32 && isa) {
+    auto gemm = [isa = *isa](const kernels::conv::packed_f32& p, const float* a, std::size_t m, float* products,
+                             exec::parallel_context* par) {
+      constexpr float inf = std::numeric_limits<float>::infinity();
+      kernels::conv::avx512::gemm_f32(kernels::conv::avx512::dense_rows<float>{a, p.cin}, m, p, detail::zero_bias(p),
+                                      -inf, inf, products, par, 0, isa);
+    };
+    // The products' sums: AVX-512 where the GEMM is, else xsimd for the build's instruction set.
+    if (*isa == kernels::conv::avx512::gemm_isa::avx512)
+      return detail::bind_f32_with(c, &kernels::conv::avx512::panel_width, gemm,
+                                   [](float* dst, const float* src, std::size_t n) { detail::add_to(dst, src, n); });
+    return detail::bind_f32_with(c, &kernels::conv::avx512::panel_width, gemm,
+                                 [](float* dst, const float* src, std::size_t n) {
+                                   detail::add_lanes<xsimd::default_arch>(dst, src, n);
+                                 });
+  }
   if (simd::cpu().avx512_vnni && kernels::conv::q8_filter(c)) {
     if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM) return detail::bind_q8<types::qu8>(c);
     if (c.in[0].type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return detail::bind_q8<types::qs8>(c);

@@ -8,6 +8,8 @@
 // reference's products in another order. Quant8: exact int32 sums, sum (x - zx) * (w - zw)
 // computed as sum x * (w - zw) - zx * sum (w - zw) (the second term folded into the bias),
 // then the same fixed-point requantization: bit-exact.
+// CPUs with AVX2 but no AVX-512 run the general kernels (dw_rows) with 8 channels per ymm
+// (dw_f32_row_avx2, dw_q8_row_avx2), 3x3 filters included.
 #pragma once
 
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
@@ -336,6 +338,111 @@ NNHAL_TARGET_AVX512 inline void dw_f32_row(const dw_row<float>& r, std::size_t o
   }
 }
 
+/// Lanes [0, n) of a ymm (n <= 8) set, for maskload / maskstore.
+NNHAL_TARGET_AVX2_FMA inline __m256i ymm_lanes(std::size_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// dw_f32_pixels in AVX2: channels [c, c + 8) under `mask` (Full: all 8).
+template <std::size_t PX, bool Direct, bool Full>
+NNHAL_TARGET_AVX2_FMA inline void dw_f32_pixels_avx2(const float* const* tp, const float* base, std::size_t pstride,
+                                                     const std::ptrdiff_t* off, std::size_t taps, std::size_t c,
+                                                     __m256i mask, const float* w, std::size_t ch, __m256 bias,
+                                                     __m256 lo, __m256 hi, float* out) {
+  __m256 acc[PX];
+#pragma GCC unroll 8
+  for (std::size_t p = 0; p < PX; ++p) acc[p] = bias;
+  for (std::size_t t = 0; t < taps; ++t) {
+    const __m256 wv = Full ? _mm256_loadu_ps(w + t * ch + c) : _mm256_maskload_ps(w + t * ch + c, mask);
+    const float* bt = Direct ? base + off[t] + c : nullptr;
+#pragma GCC unroll 8
+    for (std::size_t p = 0; p < PX; ++p) {
+      const float* x = Direct ? bt + p * pstride : tp[p * taps + t] + c;
+      acc[p] = _mm256_fmadd_ps(Full ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, mask), wv, acc[p]);
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t p = 0; p < PX; ++p) {
+    // max(lo, v) and min(hi, v) return v when v is NaN, like the scalar clamp.
+    const __m256 v = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[p]));
+    if (Full) _mm256_storeu_ps(out + p * ch + c, v);
+    else _mm256_maskstore_ps(out + p * ch + c, mask, v);
+  }
+}
+
+/// Runs pixels(PX, Direct, out pixel, tap pointers or interior base) over one output row:
+/// its interior pixels 8, 4, 2 and 1 at a time through base + offsets, the others one at
+/// a time through their tap pointers (the walk of dw_f32_block, for the AVX2 kernels).
+template <class T, class Pixels>
+NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] inline void dw_row_walk(const dw_row<T>& r, std::size_t ow, std::size_t taps, Pixels&& pixels) {
+  for (std::size_t ox = 0; ox < ow; ++ox) {
+    if (ox == r.lo && r.lo < r.hi) {
+      std::size_t i = r.lo;
+      for (; i + 8 <= r.hi; i += 8) pixels.template operator()<8, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+      if (i + 4 <= r.hi) {
+        pixels.template operator()<4, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+        i += 4;
+      }
+      if (i + 2 <= r.hi) {
+        pixels.template operator()<2, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+        i += 2;
+      }
+      for (; i < r.hi; ++i) pixels.template operator()<1, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+      ox = r.hi;
+      if (ox >= ow) break;
+    }
+    pixels.template operator()<1, false>(ox, r.ptrs + ox * taps, nullptr);
+  }
+}
+
+/// dw_row_walk's pixels for dw_f32_block_avx2 (a class, not a lambda: its operator() is
+/// compiled for AVX2 too).
+template <bool Full>
+struct dw_f32_pixels_fn {
+  const dw_row<float>& r;
+  std::size_t taps, ch, c;
+  __m256i mask;
+  const float* w;
+  __m256 b, vlo, vhi;
+  float* out;
+  template <std::size_t PX, bool Direct>
+  NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] void operator()(std::size_t ox, const float* const* tp,
+                                                            const float* base) const {
+    dw_f32_pixels_avx2<PX, Direct, Full>(tp, base, r.pstride, r.off, taps, c, mask, w, ch, b, vlo, vhi, out + ox * ch);
+  }
+};
+
+/// Channels [c, c + 8) of one output row of the float32 depthwise conv in AVX2.
+template <bool Full>
+NNHAL_TARGET_AVX2_FMA void dw_f32_block_avx2(const dw_row<float>& r, std::size_t ow, std::size_t taps, std::size_t ch,
+                                            std::size_t c, const float* w, const float* bias, float lo, float hi,
+                                            float* out) {
+  const __m256i mask = ymm_lanes(ch - c);
+  const __m256 b = Full ? _mm256_loadu_ps(bias + c) : _mm256_maskload_ps(bias + c, mask);
+  dw_row_walk(r, ow, taps,
+              dw_f32_pixels_fn<Full>{r, taps, ch, c, mask, w, b, _mm256_set1_ps(lo), _mm256_set1_ps(hi), out});
+}
+
+/// One output row of the float32 depthwise conv in AVX2 (8 channels per vector).
+inline void dw_f32_row_avx2(const dw_row<float>& r, std::size_t ow, std::size_t taps, std::size_t ch, const float* w,
+                            const float* bias, float lo, float hi, float* out) {
+  for (std::size_t c = 0; c < ch; c += 8) {
+    if (ch - c >= 8) dw_f32_block_avx2<true>(r, ow, taps, ch, c, w, bias, lo, hi, out);
+    else dw_f32_block_avx2<false>(r, ow, taps, ch, c, w, bias, lo, hi, out);
+  }
+}
+
+/// The float32 depthwise conv (NHWC, depth multiplier 1) on CPUs with AVX2 and FMA.
+inline void depthwise_f32_nhwc_avx2(const geometry& g, const float* in, const float* w, const float* bias, float lo,
+                                    float hi, float* out, exec::parallel_context* par) {
+  const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.out_c;
+  thread_local std::vector<float> zeros;  // the padding row border taps point at
+  if (zeros.size() < ch) zeros.assign(ch, 0.0f);
+  dw_rows(g, in, zeros.data(), par, [&](const dw_row<float>& r, std::size_t b, std::size_t oy) {
+    dw_f32_row_avx2(r, g.out_w, taps, ch, w, bias, lo, hi, out + (b * g.out_h + oy) * g.out_w * ch);
+  });
+}
+
 /// Float32 3x3: input column J (x) of one filter row whose three taps are `w`.
 template <unsigned S, std::size_t J>
 NNHAL_TARGET_AVX512 inline void dw3_f32_column(__m512 x, const __m512* w, __m512* acc) {
@@ -593,6 +700,85 @@ NNHAL_TARGET_AVX512 void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size
   }
 }
 
+/// 8 values of S from p widened to int32 lanes; Full false: only the first n (the rest 0).
+template <bool Full, class S>
+NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] inline __m256i load_x8(const S* p, std::size_t n) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, Full ? 8 : n);
+  const __m128i b = _mm_cvtsi64_si128(static_cast<long long>(v));
+  if constexpr (std::is_signed_v<S>) return _mm256_cvtepi8_epi32(b);
+  else return _mm256_cvtepu8_epi32(b);
+}
+
+/// dw_q8_pixels in AVX2: channels [c, c + 8), the first n of them (Full: 8).
+template <std::size_t PX, bool Direct, bool Full, class S>
+NNHAL_TARGET_AVX2_FMA inline void dw_q8_pixels_avx2(const S* const* tp, const S* base, std::size_t pstride,
+                                                    const std::ptrdiff_t* off, std::size_t taps, std::size_t c,
+                                                    std::size_t n, __m256i mask, const std::int32_t* w, std::size_t ch,
+                                                    const q8_epilogue& e, S* out) {
+  // e.offset and the scaling arrays are padded to whole vectors of 16.
+  const __m256i init = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.offset.data() + c));
+  __m256i acc[PX];
+#pragma GCC unroll 8
+  for (std::size_t p = 0; p < PX; ++p) acc[p] = init;
+  for (std::size_t t = 0; t < taps; ++t) {
+    const __m256i wv = Full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + t * ch + c))
+                            : _mm256_maskload_epi32(reinterpret_cast<const int*>(w + t * ch + c), mask);
+    const S* bt = Direct ? base + off[t] + c : nullptr;
+#pragma GCC unroll 8
+    for (std::size_t p = 0; p < PX; ++p) {
+      const S* x = Direct ? bt + p * pstride : tp[p * taps + t] + c;
+      acc[p] = _mm256_add_epi32(acc[p], _mm256_mullo_epi32(load_x8<Full>(x, n), wv));
+    }
+  }
+  const q8_scaling& sc = *e.scaling;
+  const __m256i mantissa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.mantissa.data() + c));
+  const __m256i left = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.left.data() + c));
+  const __m256i right = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.right.data() + c));
+  const __m256i rmask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.round_mask.data() + c));
+  const __m256i rhalf = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.round_half.data() + c));
+  const __m256i zp = _mm256_set1_epi32(sc.out_zp), lo = _mm256_set1_epi32(e.lo), hi = _mm256_set1_epi32(e.hi);
+#pragma GCC unroll 8
+  for (std::size_t p = 0; p < PX; ++p) {
+    const __m256i q = sc.any_left ? simd::avx2::apply_multiplier_lanes<true>(acc[p], mantissa, left, right, rmask, rhalf)
+                                  : simd::avx2::apply_multiplier_lanes<false>(acc[p], mantissa, left, right, rmask, rhalf);
+    simd::avx2::store_x8(out + p * ch + c, _mm256_add_epi32(q, zp), lo, hi, Full ? 8 : n);
+  }
+}
+
+/// dw_row_walk's pixels for dw_q8_block_avx2.
+template <bool Full, class S>
+struct dw_q8_pixels_fn {
+  const dw_row<S>& r;
+  std::size_t taps, ch, c, n;
+  __m256i mask;
+  const std::int32_t* w;
+  const q8_epilogue& e;
+  S* out;
+  template <std::size_t PX, bool Direct>
+  NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] void operator()(std::size_t ox, const S* const* tp, const S* base) const {
+    dw_q8_pixels_avx2<PX, Direct, Full, S>(tp, base, r.pstride, r.off, taps, c, n, mask, w, ch, e, out + ox * ch);
+  }
+};
+
+/// Channels [c, c + 8) of one output row of the quant8 depthwise conv in AVX2.
+template <bool Full, class S>
+NNHAL_TARGET_AVX2_FMA void dw_q8_block_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps, std::size_t ch,
+                                           std::size_t c, const std::int32_t* w, const q8_epilogue& e, S* out) {
+  const std::size_t n = ch - c < 8 ? ch - c : 8;
+  dw_row_walk(r, ow, taps, dw_q8_pixels_fn<Full, S>{r, taps, ch, c, n, ymm_lanes(n), w, e, out});
+}
+
+/// One output row of the quant8 depthwise conv in AVX2 (8 channels per vector).
+template <class S>
+void dw_q8_row_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps, std::size_t ch, const std::int32_t* w,
+                    const q8_epilogue& e, S* out) {
+  for (std::size_t c = 0; c < ch; c += 8) {
+    if (ch - c >= 8) dw_q8_block_avx2<true, S>(r, ow, taps, ch, c, w, e, out);
+    else dw_q8_block_avx2<false, S>(r, ow, taps, ch, c, w, e, out);
+  }
+}
+
 /// Quant8 3x3: input column J (x, int16 pairs in int32 lanes) of one pair of filter rows
 /// whose three tap pairs are `w`.
 template <unsigned S, std::size_t J>
@@ -717,7 +903,7 @@ std::int32_t dw3_q8_zero_point(std::int32_t zx) {
 /// zero point as dw3_q8_zero_point when dw3_q8_applies.
 template <class S>
 void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, const q8_epilogue& e, S in_zp, S* out,
-                       exec::parallel_context* par) {
+                       exec::parallel_context* par, bool avx2) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.out_c;
   // The 3x3 kernels read rows copied with their padding: their border passes, masked,
   // cost twice an interior one (MobileNet's 56x56x128 layer, qu8: 143 us with masks, 101
@@ -740,13 +926,16 @@ void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, co
   thread_local std::vector<S> pad;
   pad.assign(ch, in_zp);
   dw_rows(g, in, pad.data(), par, [&](const dw_row<S>& r, std::size_t b, std::size_t oy) {
-    dw_q8_row<S>(r, g.out_w, taps, ch, f.w.data(), e, out + (b * g.out_h + oy) * g.out_w * ch);
+    S* row = out + (b * g.out_h + oy) * g.out_w * ch;
+    if (avx2) dw_q8_row_avx2<S>(r, g.out_w, taps, ch, f.w.data(), e, row);
+    else dw_q8_row<S>(r, g.out_w, taps, ch, f.w.data(), e, row);
   });
 }
 
-/// The bound DEPTHWISE_CONV_2D quant8 kernel for depth_multiplier 1: E qu8 or qs8.
+/// The bound DEPTHWISE_CONV_2D quant8 kernel for depth_multiplier 1: E qu8 or qs8; `avx2`:
+/// the AVX2 kernels (else AVX-512).
 template <types::element E>
-kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
+kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots, bool avx2) {
   using S = typename E::storage;
   const requant q = make_requant(c.in[0], c.in[1], c.out[0]);
   std::shared_ptr<const dw_q8_filter> constant;
@@ -755,7 +944,7 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
     constant = std::make_shared<const dw_q8_filter>(make_dw_q8_filter(c.in[1]));
   if (c.in[1].dims.size() == 4 && c.in[1].dims_known())
     scaling = make_q8_scaling(q, c.in[1].dims[3], (std::size_t{c.in[1].dims[3]} + 15) / 16 * 16);
-  return [constant, scaling, q, slots](const kernel_io& io) {
+  return [constant, scaling, q, slots, avx2](const kernel_io& io) {
     if (element_count(io.out[0].dims) == 0) return;
     geometry g = resolve_geometry(io, conv_kind::depthwise, slots(io.in));
     dw_q8_filter local;
@@ -778,23 +967,27 @@ kernel bind_depthwise_q8(const bind_context& c, conv_slots_fn slots) {
     e.hi = r.hi;
     const auto in_zp = static_cast<S>(zx);
     run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data, [&](const geometry& gn, const S* in, S* out) {
-      depthwise_q8_nhwc<S>(gn, in, f, e, in_zp, out, io.par);
+      depthwise_q8_nhwc<S>(gn, in, f, e, in_zp, out, io.par, avx2);
     });
   };
 }
 
-/// The AVX-512 DEPTHWISE_CONV_2D kernel for the operand types of `c` (the caller checks
-/// depth_multiplier is a constant 1), when this CPU has AVX-512; nullopt otherwise.
+/// The x86 DEPTHWISE_CONV_2D kernel for the operand types of `c` (the caller checks
+/// depth_multiplier is a constant 1), when this CPU has AVX-512, or AVX2 and FMA; nullopt
+/// otherwise.
 inline std::optional<kernel> bind_depthwise(const bind_context& c, conv_slots_fn slots) {
-  if (!simd::cpu().avx512) return std::nullopt;
+  const simd::cpu_features cpu = simd::cpu();
+  if (!cpu.avx512 && !(cpu.avx2 && cpu.fma)) return std::nullopt;
+  const bool avx2 = !cpu.avx512;
   const bool per_channel = c.in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
   switch (c.in[0].type) {
-    case OperandType::TENSOR_FLOAT32: return conv::bind_depthwise_f32_with(slots, &depthwise_f32_nhwc);
+    case OperandType::TENSOR_FLOAT32:
+      return conv::bind_depthwise_f32_with(slots, avx2 ? &depthwise_f32_nhwc_avx2 : &depthwise_f32_nhwc);
     case OperandType::TENSOR_QUANT8_ASYMM:
-      if (per_channel || c.in[1].type == c.in[0].type) return bind_depthwise_q8<types::qu8>(c, slots);
+      if (per_channel || c.in[1].type == c.in[0].type) return bind_depthwise_q8<types::qu8>(c, slots, avx2);
       break;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      if (per_channel || c.in[1].type == c.in[0].type) return bind_depthwise_q8<types::qs8>(c, slots);
+      if (per_channel || c.in[1].type == c.in[0].type) return bind_depthwise_q8<types::qs8>(c, slots, avx2);
       break;
     default: break;
   }

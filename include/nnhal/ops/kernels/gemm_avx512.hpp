@@ -523,8 +523,8 @@ NNHAL_TARGET_AVX512 void micro_f32(const float* const* a, std::size_t taps, std:
 
 /// micro_f32 in AVX2 + FMA, for CPUs without AVX-512: the panel's NV vectors of 16 channels
 /// J at a time, each as R rows x 2 ymm (strided through the panel's rows of 16 * NV). J
-/// keeps 2 * J * R <= 12 accumulators: a row or two (FULLY_CONNECTED's one row) take
-/// several vectors per pass, so the panel's rows are read whole, once.
+/// keeps 2 * J * R <= 12 accumulators: one row (FULLY_CONNECTED's) takes every vector in
+/// one pass, so the panel's rows are read whole, once; two rows take two vectors a pass.
 template <std::size_t R, std::size_t NV, std::size_t MR>
 NNHAL_TARGET_AVX2_FMA void micro_f32_avx2(const float* const* a, std::size_t taps, std::size_t cin, const float* w,
                                           const float* bias, float lo, float hi, float* out, std::size_t ldo,
@@ -1399,8 +1399,6 @@ NNHAL_TARGET_AVX2_FMA void micro_q8_ymm(const std::uint8_t* const* a, std::size_
         wp += NB;
       }
     }
-    const q8_scaling& sc = *e.scaling;
-    const __m256i zp = _mm256_set1_epi32(sc.out_zp), lo = _mm256_set1_epi32(e.lo), hi = _mm256_set1_epi32(e.hi);
 #pragma GCC unroll 8
     for (std::size_t v = 0; v < 2 * J; ++v) {
       const std::size_t c = 16 * j0 + 8 * v;  // this vector's first channel in the panel
@@ -1412,6 +1410,8 @@ NNHAL_TARGET_AVX2_FMA void micro_q8_ymm(const std::uint8_t* const* a, std::size_
 #pragma GCC unroll 8
         for (std::size_t m = 0; m < R; ++m) _mm256_maskstore_epi32(out + m * ldo + c, mask, acc[m][v]);
       } else {
+        const q8_scaling& sc = *e.scaling;  // (an int32 output has none)
+        const __m256i zp = _mm256_set1_epi32(sc.out_zp), lo = _mm256_set1_epi32(e.lo), hi = _mm256_set1_epi32(e.hi);
         // (Loads written out: a lambda would not be compiled for AVX2.)
         const std::size_t at = c0 + c;
         const __m256i mantissa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc.mantissa.data() + at));

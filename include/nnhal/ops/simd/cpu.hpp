@@ -4,6 +4,9 @@
 #pragma once
 
 #include <atomic>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 namespace nnhal::simd {
 
@@ -30,7 +33,10 @@ inline const cpu_features& detected_cpu() noexcept {
                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
     c.avx512_vnni = c.avx512 && __builtin_cpu_supports("avx512vnni");
     c.avx512_vbmi = c.avx512 && __builtin_cpu_supports("avx512vbmi");
-    c.avx_vnni = c.avx2 && __builtin_cpu_supports("avxvnni");
+    // AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (read directly: not every compiler's
+    // __builtin_cpu_supports knows it). Its ymm state is AVX2's, checked above.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    c.avx_vnni = c.avx2 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && ((eax >> 4) & 1u);
 #endif
     return c;
   }();
@@ -91,8 +97,6 @@ constexpr cpu_features avx2_only() noexcept {
 #define NNHAL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
 /// AVX2 with FMA (no AVX-512): call it only when simd::cpu().avx2 and fma are both true.
 #define NNHAL_TARGET_AVX2_FMA __attribute__((target("avx2,fma")))
-/// AVX2 with AVX-VNNI (vpdpbusd on ymm); call it only when simd::cpu().avx_vnni is true.
-#define NNHAL_TARGET_AVX_VNNI __attribute__((target("avx2,fma,avxvnni")))
 /// AVX-512 plus VNNI (vpdpbusd); call it only when simd::cpu().avx512_vnni is true.
 #define NNHAL_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 /// AVX-512 plus VBMI (byte permutes); call it only when simd::cpu().avx512_vbmi is true.
