@@ -7,8 +7,7 @@ packages=(build-essential cmake ninja-build ccache libxsimd-dev libhwy-dev docte
           nlohmann-json3-dev libbenchmark-dev)
 # The compilation cache's digest (OpenSSL libcrypto); clang and libFuzzer for fuzz/.
 packages+=(libssl-dev clang-14 libfuzzer-14-dev)
-# qemu-user: the ctest conv_simd_test_avx2_cpu runs the AVX2 kernels on an emulated CPU
-# without AVX-512.
+# qemu-user: the ctests *_avx2_cpu run the AVX2 kernels on an emulated CPU without AVX-512.
 packages+=(qemu-user)
 # Callers may ask for more (the benchmarks' comparison libraries): NNHAL_EXTRA_PACKAGES.
 read -r -a extra <<<"${NNHAL_EXTRA_PACKAGES:-}"

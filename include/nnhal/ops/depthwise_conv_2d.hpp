@@ -1,9 +1,9 @@
 // DEPTHWISE_CONV_2D kernels; contract in types/signatures/depthwise_conv_2d.hpp. The
 // reference is the shared direct loop of kernels/conv_common.hpp with one input channel
 // per group and depth_multiplier output channels each (quantized: bit-exact with AOSP).
-// A constant depth_multiplier of 1 binds the channel-vectorized AVX-512 loops of
-// kernels/dwconv_avx512.hpp (float32, quant8) when the CPU has AVX-512, else the xsimd
-// loops of kernels/conv_gemm.hpp (float32, quant8).
+// A constant depth_multiplier of 1 binds the channel-vectorized loops of
+// kernels/dwconv_avx512.hpp (float32, quant8) when the CPU has AVX-512 or AVX2 + FMA, else
+// the xsimd loops of kernels/conv_gemm.hpp (float32, quant8).
 #pragma once
 
 #include "nnhal/ops/kernels/conv_common.hpp"

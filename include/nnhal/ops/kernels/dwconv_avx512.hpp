@@ -1,5 +1,5 @@
-// AVX-512 DEPTHWISE_CONV_2D with depth_multiplier 1, NHWC: channels in vector lanes (16
-// per vector, a masked tail), eight output pixels per pass so eight independent
+// x86 DEPTHWISE_CONV_2D with depth_multiplier 1, NHWC. AVX-512: channels in vector lanes
+// (16 per vector, a masked tail), eight output pixels per pass so eight independent
 // accumulator chains hide the FMA latency. 3x3 filters with horizontal stride 1 or 2 have
 // their own kernels (each input column loaded once per pass, see below). Other filters:
 // interior pixels (every tap inside the input) address their taps as base + constant
@@ -395,41 +395,39 @@ NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] inline void dw_row_walk(const dw_ro
   }
 }
 
-/// dw_row_walk's pixels for dw_f32_block_avx2 (a class, not a lambda: its operator() is
-/// compiled for AVX2 too).
-template <bool Full>
-struct dw_f32_pixels_fn {
+/// dw_row_walk's pixels for dw_f32_row_avx2 (a class, not a lambda: its operator() is
+/// compiled for AVX2 too): every channel of PX pixels, 8 at a time. Channels inner: one
+/// walk over the row, each pixel's channels read in order, instead of a walk per 8
+/// channels (one core, conv_bench --nnhal_avx2, us: 112x112x64 k3s2 123 -> 87, 56x56x128
+/// k3s1 210 -> 135, 14x14x512 k3s1 91 -> 56; 7x7x1024 79 either way. Quant8, whose
+/// requantization constants would then be loaded per pixel group, was slower so.)
+struct dw_f32_avx2_pixels {
   const dw_row<float>& r;
-  std::size_t taps, ch, c;
-  __m256i mask;
+  std::size_t taps, ch;
   const float* w;
-  __m256 b, vlo, vhi;
+  const float* bias;
+  __m256 vlo, vhi;
   float* out;
   template <std::size_t PX, bool Direct>
   NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] void operator()(std::size_t ox, const float* const* tp,
                                                             const float* base) const {
-    dw_f32_pixels_avx2<PX, Direct, Full>(tp, base, r.pstride, r.off, taps, c, mask, w, ch, b, vlo, vhi, out + ox * ch);
+    std::size_t c = 0;
+    for (; c + 8 <= ch; c += 8)
+      dw_f32_pixels_avx2<PX, Direct, true>(tp, base, r.pstride, r.off, taps, c, __m256i{}, w, ch, _mm256_loadu_ps(bias + c),
+                                           vlo, vhi, out + ox * ch);
+    if (c < ch) {
+      const __m256i mask = ymm_lanes(ch - c);
+      dw_f32_pixels_avx2<PX, Direct, false>(tp, base, r.pstride, r.off, taps, c, mask, w, ch,
+                                            _mm256_maskload_ps(bias + c, mask), vlo, vhi, out + ox * ch);
+    }
   }
 };
 
-/// Channels [c, c + 8) of one output row of the float32 depthwise conv in AVX2.
-template <bool Full>
-NNHAL_TARGET_AVX2_FMA void dw_f32_block_avx2(const dw_row<float>& r, std::size_t ow, std::size_t taps, std::size_t ch,
-                                            std::size_t c, const float* w, const float* bias, float lo, float hi,
-                                            float* out) {
-  const __m256i mask = ymm_lanes(ch - c);
-  const __m256 b = Full ? _mm256_loadu_ps(bias + c) : _mm256_maskload_ps(bias + c, mask);
-  dw_row_walk(r, ow, taps,
-              dw_f32_pixels_fn<Full>{r, taps, ch, c, mask, w, b, _mm256_set1_ps(lo), _mm256_set1_ps(hi), out});
-}
-
 /// One output row of the float32 depthwise conv in AVX2 (8 channels per vector).
-inline void dw_f32_row_avx2(const dw_row<float>& r, std::size_t ow, std::size_t taps, std::size_t ch, const float* w,
-                            const float* bias, float lo, float hi, float* out) {
-  for (std::size_t c = 0; c < ch; c += 8) {
-    if (ch - c >= 8) dw_f32_block_avx2<true>(r, ow, taps, ch, c, w, bias, lo, hi, out);
-    else dw_f32_block_avx2<false>(r, ow, taps, ch, c, w, bias, lo, hi, out);
-  }
+NNHAL_TARGET_AVX2_FMA inline void dw_f32_row_avx2(const dw_row<float>& r, std::size_t ow, std::size_t taps,
+                                                  std::size_t ch, const float* w, const float* bias, float lo, float hi,
+                                                  float* out) {
+  dw_row_walk(r, ow, taps, dw_f32_avx2_pixels{r, taps, ch, w, bias, _mm256_set1_ps(lo), _mm256_set1_ps(hi), out});
 }
 
 /// The float32 depthwise conv (NHWC, depth multiplier 1) on CPUs with AVX2 and FMA.
