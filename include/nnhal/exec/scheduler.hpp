@@ -197,25 +197,32 @@ class thread_pool {
 namespace detail {
 
 /// Shared by the caller of one parallel_for and the helpers it posted. Helpers may run
-/// after the call returned (they find no chunk left), hence the reference count.
+/// after the call returned (they find nothing left), hence the reference count.
+///
+/// Chunks shrink as the loop drains (guided scheduling): each claim takes its share,
+/// 1/(2 x threads), of what is left, but at least `grain`. The first chunks are long (few
+/// claims), and the last ones are short, so the threads finish close together even when
+/// one started late or ran slower.
 struct parallel_for_state {
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> finished{0};
+  std::atomic<std::size_t> next{0};      // first element not yet claimed
+  std::atomic<std::size_t> finished{0};  // elements whose chunk has returned
   std::atomic<int> refs{1};
-  std::size_t chunks = 0, n = 0, chunk = 0;
+  std::size_t n = 0, grain = 1, share = 2;
   range_fn fn;
 
-  parallel_for_state(std::size_t chunk_count, std::size_t total, std::size_t chunk_size, range_fn f)
-      : chunks(chunk_count), n(total), chunk(chunk_size), fn(f) {}
+  parallel_for_state(std::size_t total, std::size_t min_chunk, std::size_t threads, range_fn f)
+      : n(total), grain(min_chunk), share(2 * threads), fn(f) {}
 
   /// Runs chunks until none is left to claim.
   void work() {
+    std::size_t b = next.load(std::memory_order_relaxed);
     for (;;) {
-      const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= chunks) return;
-      const std::size_t b = c * chunk;
-      fn(b, std::min(n, b + chunk));
-      if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) finished.notify_all();
+      if (b >= n) return;
+      const std::size_t len = std::min(n - b, std::max(grain, (n - b) / share));
+      if (!next.compare_exchange_weak(b, b + len, std::memory_order_relaxed)) continue;
+      fn(b, b + len);
+      if (finished.fetch_add(len, std::memory_order_acq_rel) + len == n) finished.notify_all();
+      b = next.load(std::memory_order_relaxed);
     }
   }
   void release() {
@@ -239,17 +246,13 @@ class pool_context final : public parallel_context {
   void parallel_for(std::size_t n, std::size_t grain, range_fn fn) override {
     if (n == 0) return;
     grain = std::max<std::size_t>(grain, 1);
-    // A few chunks per thread balance uneven chunks without paying per-element overhead.
     const std::size_t threads = concurrency();
-    const std::size_t target = threads * 4;
-    const std::size_t chunk = std::max(grain, (n + target - 1) / target);
-    const std::size_t chunks = (n + chunk - 1) / chunk;
-    if (chunks <= 1 || threads <= 1) {
+    if (threads <= 1 || n < 2 * grain) {
       fn(0, n);
       return;
     }
-    auto* st = new detail::parallel_for_state(chunks, n, chunk, fn);
-    const std::size_t helpers = std::min(pool_.size(), chunks - 1);
+    auto* st = new detail::parallel_for_state(n, grain, threads, fn);
+    const std::size_t helpers = std::min(pool_.size(), n / grain - 1);
     st->refs.fetch_add(static_cast<int>(helpers), std::memory_order_relaxed);
     for (std::size_t i = 0; i < helpers; ++i)
       pool_.post(prio_, {[](void* a) {
@@ -262,11 +265,11 @@ class pool_context final : public parallel_context {
     // Every chunk is claimed; wait for those still running elsewhere: poll first (they
     // are usually about to finish, and a sleeping caller wakes late), then sleep.
     const auto until = std::chrono::steady_clock::now() + pool_.spin();
-    for (unsigned i = 1; st->finished.load(std::memory_order_acquire) != chunks; ++i) {
+    for (unsigned i = 1; st->finished.load(std::memory_order_acquire) != n; ++i) {
       detail::cpu_relax();
       if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
     }
-    for (std::size_t done = st->finished.load(std::memory_order_acquire); done != chunks;
+    for (std::size_t done = st->finished.load(std::memory_order_acquire); done != n;
          done = st->finished.load(std::memory_order_acquire))
       st->finished.wait(done, std::memory_order_acquire);
     st->release();
