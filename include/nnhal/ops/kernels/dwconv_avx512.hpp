@@ -264,6 +264,35 @@ inline constexpr bool dw3_uses = J >= Kx && (J - Kx) % S == 0 && (J - Kx) / S < 
 template <unsigned S, std::size_t J, std::size_t Kx>
 inline constexpr std::size_t dw3_pixel = (J - Kx) / S;
 
+/// Runs pixels(PX, Direct, out pixel, tap pointers or interior base) over one output row:
+/// its interior pixels 8, 4, 2 and 1 at a time through base + offsets, the others one at
+/// a time through their tap pointers. Every depthwise row kernel (AVX-512 and AVX2, float32
+/// and quant8) walks its row so. No target of its own: it is inlined into the row function
+/// of each instruction set, whose [[gnu::flatten]] then inlines the pixels functor, a class
+/// whose operator() carries that instruction set (a lambda would not).
+template <class T, class Pixels>
+[[gnu::always_inline]] inline void dw_row_walk(const dw_row<T>& r, std::size_t ow, std::size_t taps,
+                                               Pixels&& pixels) {
+  for (std::size_t ox = 0; ox < ow; ++ox) {
+    if (ox == r.lo && r.lo < r.hi) {
+      std::size_t i = r.lo;
+      for (; i + 8 <= r.hi; i += 8) pixels.template operator()<8, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+      if (i + 4 <= r.hi) {
+        pixels.template operator()<4, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+        i += 4;
+      }
+      if (i + 2 <= r.hi) {
+        pixels.template operator()<2, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+        i += 2;
+      }
+      for (; i < r.hi; ++i) pixels.template operator()<1, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
+      ox = r.hi;
+      if (ox >= ow) break;
+    }
+    pixels.template operator()<1, false>(ox, r.ptrs + ox * taps, nullptr);
+  }
+}
+
 // ---------------------------------------------------------------------------------
 // Float32
 // ---------------------------------------------------------------------------------
@@ -294,47 +323,31 @@ NNHAL_TARGET_AVX512 inline void dw_f32_pixels(const float* const* tp, const floa
                           _mm512_maskz_min_ps(simd::avx512::all16, hi, _mm512_maskz_max_ps(simd::avx512::all16, lo, acc[p])));
 }
 
-/// Channels [c, c + 16) of one output row of the float32 depthwise conv.
+/// dw_row_walk's pixels for dw_f32_row: channels [c, c + 16) of PX pixels under `mask`.
 template <bool Full>
-NNHAL_TARGET_AVX512 inline void dw_f32_block(const dw_row<float>& r, std::size_t ow, std::size_t taps, std::size_t ch,
-                                             std::size_t c, __mmask16 mask, const float* w, __m512 b, __m512 vlo,
-                                             __m512 vhi, float* out) {
-  for (std::size_t ox = 0; ox < ow; ++ox) {
-    if (ox == r.lo && r.lo < r.hi) {
-      std::size_t i = r.lo;
-      for (; i + 8 <= r.hi; i += 8)
-        dw_f32_pixels<8, true, Full>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w, ch,
-                                     b, vlo, vhi, out + i * ch);
-      if (i + 4 <= r.hi) {
-        dw_f32_pixels<4, true, Full>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w, ch,
-                                     b, vlo, vhi, out + i * ch);
-        i += 4;
-      }
-      if (i + 2 <= r.hi) {
-        dw_f32_pixels<2, true, Full>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w, ch,
-                                     b, vlo, vhi, out + i * ch);
-        i += 2;
-      }
-      for (; i < r.hi; ++i)
-        dw_f32_pixels<1, true, Full>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w, ch,
-                                     b, vlo, vhi, out + i * ch);
-      ox = r.hi;
-      if (ox >= ow) break;
-    }
-    dw_f32_pixels<1, false, Full>(r.ptrs + ox * taps, nullptr, 0, nullptr, taps, c, mask, w, ch, b, vlo, vhi,
-                                  out + ox * ch);
+struct dw_f32_pixels_fn {
+  const dw_row<float>& r;
+  std::size_t taps, ch, c;
+  __mmask16 mask;
+  const float* w;
+  __m512 b, vlo, vhi;
+  float* out;
+  template <std::size_t PX, bool Direct>
+  NNHAL_TARGET_AVX512 void operator()(std::size_t ox, const float* const* tp, const float* base) const {
+    dw_f32_pixels<PX, Direct, Full>(tp, base, r.pstride, r.off, taps, c, mask, w, ch, b, vlo, vhi, out + ox * ch);
   }
-}
+};
 
-/// One output row (ow pixels) of the float32 depthwise conv.
-NNHAL_TARGET_AVX512 inline void dw_f32_row(const dw_row<float>& r, std::size_t ow, std::size_t taps, std::size_t ch,
-                                           const float* w, const float* bias, float lo, float hi, float* out) {
+/// One output row (ow pixels) of the float32 depthwise conv, 16 channels at a time.
+NNHAL_TARGET_AVX512 [[gnu::flatten]] inline void dw_f32_row(const dw_row<float>& r, std::size_t ow, std::size_t taps,
+                                                            std::size_t ch, const float* w, const float* bias, float lo,
+                                                            float hi, float* out) {
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   for (std::size_t c = 0; c < ch; c += 16) {
     const __mmask16 mask = lanes_mask(ch - c);
     const __m512 b = _mm512_maskz_loadu_ps(mask, bias + c);
-    if (ch - c >= 16) dw_f32_block<true>(r, ow, taps, ch, c, mask, w, b, vlo, vhi, out);
-    else dw_f32_block<false>(r, ow, taps, ch, c, mask, w, b, vlo, vhi, out);
+    if (ch - c >= 16) dw_row_walk(r, ow, taps, dw_f32_pixels_fn<true>{r, taps, ch, c, mask, w, b, vlo, vhi, out});
+    else dw_row_walk(r, ow, taps, dw_f32_pixels_fn<false>{r, taps, ch, c, mask, w, b, vlo, vhi, out});
   }
 }
 
@@ -370,31 +383,6 @@ NNHAL_TARGET_AVX2_FMA inline void dw_f32_pixels_avx2(const float* const* tp, con
   }
 }
 
-/// Runs pixels(PX, Direct, out pixel, tap pointers or interior base) over one output row:
-/// its interior pixels 8, 4, 2 and 1 at a time through base + offsets, the others one at
-/// a time through their tap pointers (the walk of dw_f32_block, for the AVX2 kernels).
-template <class T, class Pixels>
-NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] inline void dw_row_walk(const dw_row<T>& r, std::size_t ow, std::size_t taps, Pixels&& pixels) {
-  for (std::size_t ox = 0; ox < ow; ++ox) {
-    if (ox == r.lo && r.lo < r.hi) {
-      std::size_t i = r.lo;
-      for (; i + 8 <= r.hi; i += 8) pixels.template operator()<8, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
-      if (i + 4 <= r.hi) {
-        pixels.template operator()<4, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
-        i += 4;
-      }
-      if (i + 2 <= r.hi) {
-        pixels.template operator()<2, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
-        i += 2;
-      }
-      for (; i < r.hi; ++i) pixels.template operator()<1, true>(i, nullptr, r.base + (i - r.lo) * r.pstride);
-      ox = r.hi;
-      if (ox >= ow) break;
-    }
-    pixels.template operator()<1, false>(ox, r.ptrs + ox * taps, nullptr);
-  }
-}
-
 /// dw_row_walk's pixels for dw_f32_row_avx2 (a class, not a lambda: its operator() is
 /// compiled for AVX2 too): every channel of PX pixels, 8 at a time. Channels inner: one
 /// walk over the row, each pixel's channels read in order, instead of a walk per 8
@@ -409,8 +397,7 @@ struct dw_f32_avx2_pixels {
   __m256 vlo, vhi;
   float* out;
   template <std::size_t PX, bool Direct>
-  NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] void operator()(std::size_t ox, const float* const* tp,
-                                                            const float* base) const {
+  NNHAL_TARGET_AVX2_FMA void operator()(std::size_t ox, const float* const* tp, const float* base) const {
     std::size_t c = 0;
     for (; c + 8 <= ch; c += 8)
       dw_f32_pixels_avx2<PX, Direct, true>(tp, base, r.pstride, r.off, taps, c, __m256i{}, w, ch, _mm256_loadu_ps(bias + c),
@@ -424,9 +411,9 @@ struct dw_f32_avx2_pixels {
 };
 
 /// One output row of the float32 depthwise conv in AVX2 (8 channels per vector).
-NNHAL_TARGET_AVX2_FMA inline void dw_f32_row_avx2(const dw_row<float>& r, std::size_t ow, std::size_t taps,
-                                                  std::size_t ch, const float* w, const float* bias, float lo, float hi,
-                                                  float* out) {
+NNHAL_TARGET_AVX2_FMA [[gnu::flatten]] inline void dw_f32_row_avx2(const dw_row<float>& r, std::size_t ow,
+                                                                  std::size_t taps, std::size_t ch, const float* w,
+                                                                  const float* bias, float lo, float hi, float* out) {
   dw_row_walk(r, ow, taps, dw_f32_avx2_pixels{r, taps, ch, w, bias, _mm256_set1_ps(lo), _mm256_set1_ps(hi), out});
 }
 
@@ -658,43 +645,29 @@ NNHAL_TARGET_AVX512 inline void dw_q8_pixels(const S* const* tp, const S* base, 
   for (std::size_t p = 0; p < PX; ++p) lanes.store(out + p * ch + c, mask, acc[p]);
 }
 
+/// dw_row_walk's pixels for dw_q8_row: channels [c, c + 16) of PX pixels under `mask`.
 template <bool Full, class S>
-NNHAL_TARGET_AVX512 inline void dw_q8_block(const dw_row<S>& r, std::size_t ow, std::size_t taps, std::size_t ch,
-                                            std::size_t c, __mmask16 mask, const std::int32_t* w, const q8_epilogue& e,
-                                            S* out) {
-  for (std::size_t ox = 0; ox < ow; ++ox) {
-    if (ox == r.lo && r.lo < r.hi) {
-      std::size_t i = r.lo;
-      for (; i + 8 <= r.hi; i += 8)
-        dw_q8_pixels<8, true, Full, S>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w,
-                                       ch, e, out + i * ch);
-      if (i + 4 <= r.hi) {
-        dw_q8_pixels<4, true, Full, S>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w,
-                                       ch, e, out + i * ch);
-        i += 4;
-      }
-      if (i + 2 <= r.hi) {
-        dw_q8_pixels<2, true, Full, S>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w,
-                                       ch, e, out + i * ch);
-        i += 2;
-      }
-      for (; i < r.hi; ++i)
-        dw_q8_pixels<1, true, Full, S>(nullptr, r.base + (i - r.lo) * r.pstride, r.pstride, r.off, taps, c, mask, w,
-                                       ch, e, out + i * ch);
-      ox = r.hi;
-      if (ox >= ow) break;
-    }
-    dw_q8_pixels<1, false, Full, S>(r.ptrs + ox * taps, nullptr, 0, nullptr, taps, c, mask, w, ch, e, out + ox * ch);
+struct dw_q8_pixels_fn {
+  const dw_row<S>& r;
+  std::size_t taps, ch, c;
+  __mmask16 mask;
+  const std::int32_t* w;
+  const q8_epilogue& e;
+  S* out;
+  template <std::size_t PX, bool Direct>
+  NNHAL_TARGET_AVX512 void operator()(std::size_t ox, const S* const* tp, const S* base) const {
+    dw_q8_pixels<PX, Direct, Full, S>(tp, base, r.pstride, r.off, taps, c, mask, w, ch, e, out + ox * ch);
   }
-}
+};
 
+/// One output row of the quant8 depthwise conv, 16 channels at a time.
 template <class S>
-NNHAL_TARGET_AVX512 void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size_t taps, std::size_t ch,
-                                   const std::int32_t* w, const q8_epilogue& e, S* out) {
+NNHAL_TARGET_AVX512 [[gnu::flatten]] void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size_t taps,
+                                                   std::size_t ch, const std::int32_t* w, const q8_epilogue& e, S* out) {
   for (std::size_t c = 0; c < ch; c += 16) {
     const __mmask16 mask = lanes_mask(ch - c);
-    if (ch - c >= 16) dw_q8_block<true>(r, ow, taps, ch, c, mask, w, e, out);
-    else dw_q8_block<false>(r, ow, taps, ch, c, mask, w, e, out);
+    if (ch - c >= 16) dw_row_walk(r, ow, taps, dw_q8_pixels_fn<true, S>{r, taps, ch, c, mask, w, e, out});
+    else dw_row_walk(r, ow, taps, dw_q8_pixels_fn<false, S>{r, taps, ch, c, mask, w, e, out});
   }
 }
 
@@ -746,7 +719,7 @@ NNHAL_TARGET_AVX2_FMA inline void dw_q8_pixels_avx2(const S* const* tp, const S*
 
 /// dw_row_walk's pixels for dw_q8_block_avx2.
 template <bool Full, class S>
-struct dw_q8_pixels_fn {
+struct dw_q8_avx2_pixels {
   const dw_row<S>& r;
   std::size_t taps, ch, c, n;
   __m256i mask;
@@ -754,17 +727,18 @@ struct dw_q8_pixels_fn {
   const q8_epilogue& e;
   S* out;
   template <std::size_t PX, bool Direct>
-  NNHAL_TARGET_AVX2_FMA [[gnu::always_inline]] void operator()(std::size_t ox, const S* const* tp, const S* base) const {
+  NNHAL_TARGET_AVX2_FMA void operator()(std::size_t ox, const S* const* tp, const S* base) const {
     dw_q8_pixels_avx2<PX, Direct, Full, S>(tp, base, r.pstride, r.off, taps, c, n, mask, w, ch, e, out + ox * ch);
   }
 };
 
 /// Channels [c, c + 8) of one output row of the quant8 depthwise conv in AVX2.
 template <bool Full, class S>
-NNHAL_TARGET_AVX2_FMA void dw_q8_block_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps, std::size_t ch,
-                                           std::size_t c, const std::int32_t* w, const q8_epilogue& e, S* out) {
+NNHAL_TARGET_AVX2_FMA [[gnu::flatten]] void dw_q8_block_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps,
+                                                            std::size_t ch, std::size_t c, const std::int32_t* w,
+                                                            const q8_epilogue& e, S* out) {
   const std::size_t n = ch - c < 8 ? ch - c : 8;
-  dw_row_walk(r, ow, taps, dw_q8_pixels_fn<Full, S>{r, taps, ch, c, n, ymm_lanes(n), w, e, out});
+  dw_row_walk(r, ow, taps, dw_q8_avx2_pixels<Full, S>{r, taps, ch, c, n, ymm_lanes(n), w, e, out});
 }
 
 /// One output row of the quant8 depthwise conv in AVX2 (8 channels per vector).
