@@ -147,17 +147,20 @@ TEST_CASE("pool_context: parallel_for covers [0, n) exactly once, for many n and
     for (std::size_t grain : {0u, 1u, 5u, 4096u}) {
       std::vector<std::atomic<int>> hits(n);
       std::atomic<std::size_t> calls{0}, short_chunks{0}, long_chunks{0};
-      // Guided chunks: none longer than a thread's share of the whole (a late thread still
-      // finds work), none shorter than the grain but the last piece. Under two grains
-      // the loop is one chunk.
-      const std::size_t g = std::max<std::size_t>(grain, 1);
-      const std::size_t longest = n < 2 * g ? n : std::max(g, n / (2 * par.concurrency()));
+      // Guided chunks: none longer than half a thread's share of the whole (a late thread
+      // still finds work), none shorter than the grain but the last piece, and each past
+      // the grain at most 1/(2 x threads) of what was left at its start, so that the last
+      // chunks are short. Under two grains the loop is one chunk.
+      const std::size_t g = std::max<std::size_t>(grain, 1), share = 2 * par.concurrency();
+      const std::size_t longest = n < 2 * g ? n : std::max(g, n / share);
+      std::atomic<std::size_t> not_shrinking{0};
       auto body = [&](std::size_t b, std::size_t e) {
         CHECK(b < e);
         CHECK(e <= n);
         ++calls;
         if (e - b < grain) ++short_chunks;
         if (e - b > longest) ++long_chunks;
+        if (n >= 2 * g && e - b > g && (e - b) * share > n - b) ++not_shrinking;
         for (std::size_t i = b; i < e; ++i) hits[i].fetch_add(1, std::memory_order_relaxed);
       };
       par.parallel_for(n, grain, body);
@@ -167,6 +170,7 @@ TEST_CASE("pool_context: parallel_for covers [0, n) exactly once, for many n and
       if (grain > 0 && n > 0) CHECK(calls.load() <= (n + grain - 1) / grain);
       CHECK_MESSAGE(short_chunks.load() <= 1, "n=", n, " grain=", grain);
       CHECK_MESSAGE(long_chunks.load() == 0, "n=", n, " grain=", grain);
+      CHECK_MESSAGE(not_shrinking.load() == 0, "n=", n, " grain=", grain);
     }
   }
 

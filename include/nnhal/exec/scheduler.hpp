@@ -247,7 +247,7 @@ class pool_context final : public parallel_context {
     if (n == 0) return;
     grain = std::max<std::size_t>(grain, 1);
     const std::size_t threads = concurrency();
-    if (threads <= 1 || n < 2 * grain) {
+    if (threads <= 1 || n / 2 < grain) {  // (not n < 2 * grain: that can wrap)
       fn(0, n);
       return;
     }

@@ -59,7 +59,7 @@ struct kernel_io {
 /// chunk outweighs waking a worker.
 template <class F>
 void for_chunks(const kernel_io& io, std::size_t n, std::size_t grain, F&& body) {
-  if (io.par && io.par->concurrency() > 1 && n >= 2 * grain) io.par->parallel_for(n, grain, body);
+  if (io.par && io.par->concurrency() > 1 && n / 2 >= grain) io.par->parallel_for(n, grain, body);
   else if (n) body(std::size_t{0}, n);
 }
 

@@ -267,9 +267,10 @@ inline constexpr std::size_t dw3_pixel = (J - Kx) / S;
 /// Runs pixels(PX, Direct, out pixel, tap pointers or interior base) over one output row:
 /// its interior pixels 8, 4, 2 and 1 at a time through base + offsets, the others one at
 /// a time through their tap pointers. Every depthwise row kernel (AVX-512 and AVX2, float32
-/// and quant8) walks its row so. No target of its own: it is inlined into the row function
-/// of each instruction set, whose [[gnu::flatten]] then inlines the pixels functor, a class
-/// whose operator() carries that instruction set (a lambda would not).
+/// and quant8) walks its row so. No target of its own: it is inlined into its caller (a row
+/// function, or for AVX2 quant8 the block of 8 channels) which carries the instruction set
+/// and [[gnu::flatten]], and which so inlines the pixels functor too: a class whose
+/// operator() carries that instruction set (a lambda would not).
 template <class T, class Pixels>
 [[gnu::always_inline]] inline void dw_row_walk(const dw_row<T>& r, std::size_t ow, std::size_t taps,
                                                Pixels&& pixels) {
