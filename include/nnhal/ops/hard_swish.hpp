@@ -25,13 +25,14 @@ struct lane {
     return x * relu6(x + batch(3.0f)) / batch(6.0f);
   }
 #if NNHAL_HAVE_X86_KERNELS
-  /// The reference's operations, each rounded on its own (explicitly rounded intrinsics
-  /// cannot be contracted into FMAs): bit-exact with it.
+  /// x * relu6(x + 3) as the reference computes it (so it overflows where the reference
+  /// does), then times RN(1/6) instead of divided by 6: RN(1/6) is within 0.75 * 2^-24 of
+  /// 1/6, so the result is within one ulp of the reference's quotient (tested over a sweep
+  /// of all bit patterns), far inside the CTS tolerance. vdivps alone made the loop twice
+  /// XNNPACK's time on 64 KiB resident in L2 (one core, 3.8 us against 1.8 us).
   NNHAL_TARGET_AVX512 __m512 step512(__m512 x) const noexcept {
-    using simd::avx512::all16;
-    constexpr int exact = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    const __m512 r6 = relu6.step512(_mm512_maskz_add_round_ps(all16, x, _mm512_set1_ps(3.0f), exact));
-    return _mm512_maskz_div_round_ps(all16, _mm512_maskz_mul_round_ps(all16, x, r6, exact), _mm512_set1_ps(6.0f), exact);
+    const __m512 r6 = relu6.step512(_mm512_add_ps(x, _mm512_set1_ps(3.0f)));
+    return _mm512_mul_ps(_mm512_mul_ps(x, r6), _mm512_set1_ps(1.0f / 6.0f));
   }
 #endif
 };
@@ -98,8 +99,8 @@ struct spec {
 };
 using op = kernels::vunary::unary_op<lane, spec>;
 
-/// Types f32 f16 qu8 qs8; the float32 SIMD path is exact (the same IEEE operations in the
-/// same order).
+/// Types f32 f16 qu8 qs8; the float32 xsimd path is exact (the same IEEE operations in the
+/// same order), the AVX-512 one within one ulp (lane::step512).
 template <types::element E>
 void reference(const kernel_io& io) {
   op::reference<E>(io);
