@@ -40,7 +40,12 @@ struct dw_row {
 template <class T, class Row>
 void dw_rows(const geometry& g, const T* in, const T* pad, exec::parallel_context* par, Row&& row) {
   const std::size_t taps = std::size_t{g.filter_h} * g.filter_w, ch = g.in_c, ow = g.out_w;
-  std::vector<std::ptrdiff_t> off(taps);
+  // Per-thread scratch, grown only: nothing is allocated per execution once it has run.
+  // Every chunk reads the caller's offsets, through `offsets` (inside the loop's body the
+  // name `off` would mean the running thread's own, not the caller's).
+  thread_local std::vector<std::ptrdiff_t> off;
+  if (off.size() < taps) off.resize(taps);
+  const std::ptrdiff_t* const offsets = off.data();
   for (std::size_t ky = 0; ky < g.filter_h; ++ky)
     for (std::size_t kx = 0; kx < g.filter_w; ++kx)
       off[ky * g.filter_w + kx] =
@@ -54,12 +59,13 @@ void dw_rows(const geometry& g, const T* in, const T* pad, exec::parallel_contex
   const std::size_t col_hi = std::max(col_lo, static_cast<std::size_t>(std::clamp<std::int64_t>(end, 0, std::int64_t(ow))));
   const std::int64_t span_h = (std::int64_t{g.filter_h} - 1) * g.dil_h;
   for_blocks(std::size_t{g.batches} * g.out_h, 1, par, [&](std::size_t r0, std::size_t r1) {
-    std::vector<const T*> ptrs(ow * taps);
+    thread_local std::vector<const T*> ptrs;
+    if (ptrs.size() < ow * taps) ptrs.resize(ow * taps);
     for (std::size_t r = r0; r < r1; ++r) {
       const std::size_t b = r / g.out_h, oy = r % g.out_h;
       const std::int64_t iy0 = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top;
       dw_row<T> d;
-      d.off = off.data();
+      d.off = offsets;
       d.ptrs = ptrs.data();
       d.pstride = std::size_t{static_cast<std::uint32_t>(g.stride_w)} * ch;
       if (iy0 >= 0 && iy0 + span_h < g.in_h && col_lo < col_hi) {
