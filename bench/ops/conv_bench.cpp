@@ -2,7 +2,8 @@
 // XNNPACK and oneDNN in the same run, on one thread and on all cores (/cores:N, wall time;
 // each library gets N threads: nnhal a pool_context, XNNPACK a pthreadpool, oneDNN OpenMP). Each result reports GFLOP/s (GOP/s
 // for quant8: 2 ops per multiply-add) and the fraction of this core's measured peak (FMA
-// for float32, vpdpbusd for quant8) as counters.
+// for float32; for quant8 the AMX tdpbusd peak where this process may use AMX tiles, else
+// the vpdpbusd one) as counters.
 // Names: conv/<op>/<dtype>/<shape>/<impl>, op in {conv_2d, depthwise_conv_2d,
 // grouped_conv_2d, fully_connected, batch_matmul, transpose_conv_2d}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
 // per-channel filters), impl in {nnhal, xnnpack, onednn, reference} (oneDNN: not for grouped_conv_2d). float16 (float32 arithmetic, its
@@ -168,12 +169,8 @@ case_data make_data(const layer& l, dtype d) {
   return c;
 }
 
-void report(benchmark::State& state, const layer& l, dtype d) {
-  const double total = l.ops() * static_cast<double>(state.iterations());
-  state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
-  const double peak = d == dtype::f32 || d == dtype::f16 ? peaks().fma_f32_flops : peaks().vnni_int8_ops;
-  if (peak > 0) state.counters["peak_frac"] = benchmark::Counter(total / peak, benchmark::Counter::kIsRate);
-}
+void report_ops(benchmark::State& state, double ops, dtype d);
+void report(benchmark::State& state, const layer& l, dtype d) { report_ops(state, l.ops(), d); }
 
 /// Times `k` on the operands, on `cores` threads (the calling thread takes part: cores - 1
 /// workers).
@@ -459,7 +456,7 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
 void report_ops(benchmark::State& state, double ops, dtype d) {
   const double total = ops * static_cast<double>(state.iterations());
   state.counters["GFLOPs"] = benchmark::Counter(total / 1e9, benchmark::Counter::kIsRate);
-  const double peak = d == dtype::f32 || d == dtype::f16 ? peaks().fma_f32_flops : peaks().vnni_int8_ops;
+  const double peak = d == dtype::f32 || d == dtype::f16 ? peaks().fma_f32_flops : peaks().int8_ops();
   if (peak > 0) state.counters["peak_frac"] = benchmark::Counter(total / peak, benchmark::Counter::kIsRate);
 }
 

@@ -1,6 +1,6 @@
 // What this machine can do at best, measured once at start-up so every benchmark can
 // report its result as a fraction of it: copy bandwidth (L2-resident, a few MiB, and DRAM-sized)
-// and the single-core peak of FMA (float32) and VNNI dot products (int8).
+// and the single-core peak of FMA (float32) and VNNI and AMX dot products (int8).
 #pragma once
 
 #include <algorithm>
@@ -16,6 +16,9 @@ struct machine_peaks {
   double copy_dram_bytes_per_s = 0;  // same, 64 MiB buffers
   double fma_f32_flops = 0;          // one core, 2 flops per FMA lane
   double vnni_int8_ops = 0;          // one core, 2 ops per u8*s8 product (0 without VNNI)
+  double amx_int8_ops = 0;           // one core, AMX tdpbusd (0 without AMX tiles for this process)
+  /// The int8 peak quant8 GEMMs are held to: AMX where this process has it, else VNNI.
+  double int8_ops() const noexcept { return std::max(vnni_int8_ops, amx_int8_ops); }
 };
 
 /// Measured on first use (about a second), then cached.

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -73,6 +74,31 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) double measure_vnni_avx51
   return static_cast<double>(peak_iters) * 16 * 64 * 2 / seconds_since(t0);
 }
 
+/// One core's AMX int8 ops per second: tdpbusd into four tiles of 16 x 16 int32 sums from
+/// 16 x 64 bytes times 16 x 64 bytes (16384 products, 2 ops each), the tiles configured
+/// and released here. Call only when simd::cpu().amx_int8 is true (the OS lets the process
+/// use the tiles).
+double measure_amx_int8() {
+  struct alignas(64) {
+    std::uint8_t palette = 1, start = 0, reserved[14] = {};
+    std::uint16_t colsb[16] = {64, 64, 64, 64, 64, 0, 64};
+    std::uint8_t rows[16] = {16, 16, 16, 16, 16, 0, 16};
+  } config;
+  alignas(64) static std::uint8_t operand[16 * 64];
+  asm volatile("ldtilecfg %0\n\ttileloadd (%1,%2,1), %%tmm4\n\ttileloadd (%1,%2,1), %%tmm6" ::"m"(config), "r"(operand),
+               "r"(64L)
+               : "memory");
+  const long iters = peak_iters / 16;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long k = 0; k < iters; ++k)
+    asm volatile(
+        "tdpbusd %%tmm6, %%tmm4, %%tmm0\n\ttdpbusd %%tmm6, %%tmm4, %%tmm1\n\t"
+        "tdpbusd %%tmm6, %%tmm4, %%tmm2\n\ttdpbusd %%tmm6, %%tmm4, %%tmm3" ::);
+  const double seconds = seconds_since(t0);
+  asm volatile("tilerelease" ::: "memory");
+  return static_cast<double>(iters) * 4 * 16384 * 2 / seconds;
+}
+
 #undef NNHAL_CHAINS16
 #undef NNHAL_HIGH_ZMM
 
@@ -87,6 +113,7 @@ const machine_peaks& peaks() {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) m.fma_f32_flops = measure_fma_avx512();
     if (__builtin_cpu_supports("avx512vnni")) m.vnni_int8_ops = measure_vnni_avx512();
+    if (nnhal::simd::detected_cpu().amx_int8) m.amx_int8_ops = measure_amx_int8();
     return m;
   }();
   return p;
@@ -98,9 +125,10 @@ int main(int argc, char** argv) {
   // --nnhal_portable: nnhal binds the kernels of a CPU without AVX-512 (the xsimd ones,
   // for this build's -m flags), to measure what such machines get; --nnhal_avx2: those of
   // a CPU with AVX2 and FMA but no AVX-512 (--nnhal_avx_vnni: and with AVX-VNNI).
-  // --nnhal_streaming_bytes=N: outputs of N bytes or more are written with streaming
-  // stores (ops::streaming_output_bytes, a tuning knob).
-  bool portable = false, avx2 = false, avx_vnni = false;
+  // --nnhal_no_amx: the kernels of this CPU without its AMX tiles (quant8 GEMMs on AVX-512
+  // VNNI). --nnhal_streaming_bytes=N: outputs of N bytes or more are written with
+  // streaming stores (ops::streaming_output_bytes, a tuning knob).
+  bool portable = false, avx2 = false, avx_vnni = false, no_amx = false;
   int kept = 1;
   constexpr std::string_view streaming = "--nnhal_streaming_bytes=";
   for (int i = 1; i < argc; ++i) {
@@ -111,6 +139,8 @@ int main(int argc, char** argv) {
       avx2 = true;
     } else if (arg == "--nnhal_avx_vnni") {
       avx2 = avx_vnni = true;
+    } else if (arg == "--nnhal_no_amx") {
+      no_amx = true;
     } else if (arg.starts_with(streaming)) {
       std::size_t bytes = 0;
       const auto digits = arg.substr(streaming.size());
@@ -129,9 +159,15 @@ int main(int argc, char** argv) {
   nnhal::simd::cpu_features ymm = nnhal::simd::avx2_only();
   ymm.avx_vnni = avx_vnni;
   if (!portable && avx2) nnhal::simd::allow_only(ymm);
+  if (!portable && !avx2 && no_amx) {
+    nnhal::simd::cpu_features all = nnhal::simd::detected_cpu();
+    all.amx_int8 = false;
+    nnhal::simd::allow_only(all);
+  }
   benchmark::AddCustomContext("nnhal_kernels", portable                           ? "portable (AVX-512 off)"
                                                : avx_vnni && nnhal::simd::cpu().avx_vnni ? "AVX2 + FMA + AVX-VNNI (AVX-512 off)"
                                                : avx2                               ? "AVX2 + FMA (AVX-512 off)"
+                                               : no_amx                             ? "best for this CPU without AMX"
                                                                                     : "best for this CPU");
   const auto& p = nnhal::bench::peaks();
   benchmark::AddCustomContext("peak_copy_l2_GBps", std::to_string(p.copy_l2_bytes_per_s / 1e9));
@@ -139,6 +175,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("peak_copy_dram_GBps", std::to_string(p.copy_dram_bytes_per_s / 1e9));
   benchmark::AddCustomContext("peak_fma_f32_GFLOPs_1core", std::to_string(p.fma_f32_flops / 1e9));
   benchmark::AddCustomContext("peak_vnni_int8_GOPs_1core", std::to_string(p.vnni_int8_ops / 1e9));
+  if (p.amx_int8_ops > 0) benchmark::AddCustomContext("peak_amx_int8_GOPs_1core", std::to_string(p.amx_int8_ops / 1e9));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

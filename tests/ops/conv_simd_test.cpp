@@ -569,6 +569,97 @@ TEST_CASE("BATCH_MATMUL: the AVX-512 / VNNI GEMM and the int32 kernel equal refe
   if (have_kernels()) batch_matmul_cases(0xBAA5u, 40);
 }
 
+/// `count` random quant8 CONV_2D, FULLY_CONNECTED and BATCH_MATMUL cases per quant8 type
+/// whose GEMMs AMX takes (gemm_avx512.hpp, amx_takes): 1x1 convs and FULLY_CONNECTED with
+/// depths that are multiples of 4 (k up to 64 in one chunk, chunks of 64, of a smaller
+/// divisor from 32), convs with few input channels (their im2col rows, k padded to 4),
+/// 32 to about 1500 rows (so row tails of 1 to 31: one or two input tiles), and channel
+/// counts across 16-channel, 32-channel pair and panel tails. Bit-exact with reference().
+void amx_cases(std::uint32_t seed0, int count) {
+  namespace av = ops::kernels::conv::avx512;
+  static constexpr std::uint32_t depths[] = {4, 8, 28, 32, 36, 60, 64, 96, 128, 160, 192, 256, 320, 1024};
+  std::mt19937 seeds(seed0);
+  for (const auto& t : all_types) {
+    if (is_float(t.in)) continue;
+    for (int n = 0; n < count; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      geometry_case g{};
+      g.batches = static_cast<std::uint32_t>(r.uniform(1, 2));
+      g.sh = g.sw = g.dh = g.dw = 1;
+      g.out_c = static_cast<std::uint32_t>(r.uniform(1, r.coin() ? 40 : 150));
+      g.act = r.uniform(0, 3);
+      g.nchw = r.uniform(0, 4) == 0;
+      if (n % 3 != 2) {  // pointwise
+        g.fh = g.fw = 1;
+        g.in_c = depths[static_cast<std::size_t>(r.uniform(0, std::size(depths) - 1))];
+        g.in_h = static_cast<std::uint32_t>(r.uniform(4, 30));
+        g.in_w = static_cast<std::uint32_t>(r.uniform(8, 30));
+      } else {  // few input channels: im2col rows
+        g.fh = static_cast<std::uint32_t>(r.uniform(2, 4));
+        g.fw = r.coin() ? g.fh : static_cast<std::uint32_t>(r.uniform(2, 4));
+        g.in_c = static_cast<std::uint32_t>(r.uniform(1, 7));
+        g.sh = g.sw = r.uniform(1, 2);
+        for (int i = 0; i < 4; ++i) g.pad[i] = r.uniform(0, static_cast<int>(i < 2 ? g.fw : g.fh) - 1);
+        g.in_h = static_cast<std::uint32_t>(r.uniform(12, 40));
+        g.in_w = static_cast<std::uint32_t>(r.uniform(12, 40));
+      }
+      const std::size_t rows = std::size_t{g.batches} * g.out_h() * g.out_w();
+      const std::size_t k4 = (std::size_t{g.fh} * g.fw * g.in_c + 3) / 4 * 4;
+      REQUIRE(rows >= 32);
+      REQUIRE(av::amx_chunk(k4) != 0);
+      check_case(false, t, g, seed, r);
+    }
+    if (t.filter == OT::TENSOR_QUANT8_SYMM_PER_CHANNEL) continue;
+    for (int n = 0; n < count / 2; ++n) {  // FULLY_CONNECTED with 32 or more rows
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      const auto batch = static_cast<std::uint32_t>(r.uniform(32, 100));
+      const std::uint32_t depth = depths[static_cast<std::size_t>(r.uniform(0, std::size(depths) - 1))];
+      const auto units = static_cast<std::uint32_t>(r.uniform(1, 200));
+      const std::int32_t act = r.uniform(0, 3);
+      const quant_choice q = choose_quant(t, depth, units, r);
+      tensor input = make_tensor(t.in, {batch, depth}, q.in_scale, q.in_zp);
+      fill(input, r);
+      tensor weights, bias;
+      make_filter_bias(t, q, {units, depth}, units, 0, r, weights, bias);
+      const outputs o = run_both(OpT::FULLY_CONNECTED, {input, weights, bias, scalar_i32(act)},
+                                 decl(t.in, {batch, units}, q.out_scale, q.out_zp), r.coin(), [&](const ops::kernel_io& io) {
+        if (t.in == OT::TENSOR_QUANT8_ASYMM) ops::fully_connected::reference<ty::qu8>(io, requant_of(io, true));
+        else ops::fully_connected::reference<ty::qs8>(io, requant_of(io, true));
+      });
+      check_same(t.in, o, ty::str_cat(t.name, " batch ", batch, " depth ", depth, " units ", units, " seed ", seed));
+    }
+  }
+}
+
+TEST_CASE("AMX: the quant8 GEMM on tiles equals reference() (CONV_2D 1x1 and im2col rows, FULLY_CONNECTED)") {
+  namespace av = ops::kernels::conv::avx512;
+  if (!nnhal::simd::cpu().amx_int8) {
+    MESSAGE("this CPU (or OS) gives no AMX tiles: the AMX GEMM is not bound");
+    return;
+  }
+  REQUIRE(av::q8_gemm_isa() == av::gemm_isa::amx);
+  amx_cases(0xA3A1u, 24);
+  batch_matmul_cases(0xA3BAu, 16);  // its quant8 slices with 32 or more rows, depth a multiple of 4, run AMX
+  transpose_cases(0xA37Cu, 8);
+}
+
+TEST_CASE("AMX turned off: the AVX-512 VNNI GEMM takes every quant8 GEMM and equals reference()") {
+  // On a CPU with AMX the cases above and the random ones before them send every GEMM
+  // AMX takes to the tiles; these send them all to VNNI, as a CPU without AMX does.
+  namespace av = ops::kernels::conv::avx512;
+  if (!nnhal::simd::detected_cpu().amx_int8) return;  // (without AMX, the cases above ran VNNI)
+  nnhal::simd::cpu_features no_amx = nnhal::simd::detected_cpu();
+  no_amx.amx_int8 = false;
+  const cpu_limit limit{no_amx};
+  REQUIRE(av::q8_gemm_isa() == av::gemm_isa::avx512);
+  amx_cases(0xA3A2u, 12);
+  conv_cases(0xA3C0u, 16);
+  fully_connected_cases(0xA3FCu, 12);
+  batch_matmul_cases(0xA3BBu, 8);
+}
+
 TEST_CASE("the portable xsimd kernels (AVX-512 turned off) equal reference(): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, GROUPED_CONV_2D, BATCH_MATMUL, TRANSPOSE_CONV_2D") {
   // What CPUs without AVX-512 bind: the packed xsimd GEMM for float32 (float16 widened to
   // it) and quant8, bit-exact for quant8; the xsimd depthwise kernels, float32 and quant8.

@@ -3,7 +3,7 @@
 // per model.
 //
 //   nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]
-//             [--kernels best|avx2|portable] [--jobs N] [--timeout SEC] [--check-versions]
+//             [--kernels best|no-amx|avx2|portable] [--jobs N] [--timeout SEC] [--check-versions]
 //             [--no-variants] [--mutate SEED] [--shard K/N] [--verbose] PATH...
 //
 // Each model runs in its own forked child (the parent only loads and converts files),
@@ -86,7 +86,7 @@ struct options {
   double timeout_seconds = 60.0;
   bool verbose = false;
   bool check_versions = false;
-  std::optional<nnhal::simd::cpu_features> kernels;  // --kernels avx2|portable: allow_only() these
+  std::optional<nnhal::simd::cpu_features> kernels;  // --kernels no-amx|avx2|portable: allow_only() these
   bool variants = true;   // --no-variants turns them off
   std::optional<unsigned> mutate;  // --mutate SEED: hostile variations of every model
   unsigned shard = 0, shards = 1;  // --shard K/N: every Nth model from the Kth on
@@ -98,7 +98,7 @@ struct options {
 void print_help() {
   std::printf(
       "usage: nnhal-cts [--report FILE] [--filter REGEX] [--mode sync|async|fenced|burst|cache|all]\n"
-      "                 [--kernels best|avx2|portable] [--jobs N] [--timeout SEC] [--check-versions]\n"
+      "                 [--kernels best|no-amx|avx2|portable] [--jobs N] [--timeout SEC] [--check-versions]\n"
       "                 [--no-variants] [--mutate SEED] [--shard K/N] [--verbose] PATH...\n"
       "\n"
       "PATH is a corpus .json file or a directory searched recursively for *.json\n"
@@ -110,9 +110,10 @@ void print_help() {
       "                    (sync, on the model prepared again from its compilation cache), or\n"
       "                    all: PASS only if every style passes; the message names the style\n"
       "                    that did not\n"
-      "  --kernels K       best (default): the kernels this CPU runs best; avx2: those of a\n"
-      "                    CPU with AVX2 and FMA but no AVX-512; portable: those of a CPU\n"
-      "                    with neither (xsimd for this build's instruction set)\n"
+      "  --kernels K       best (default): the kernels this CPU runs best; no-amx: those of\n"
+      "                    this CPU without its AMX tiles; avx2: those of a CPU with AVX2\n"
+      "                    and FMA but no AVX-512; portable: those of a CPU with neither\n"
+      "                    (xsimd for this build's instruction set)\n"
       "  --jobs N          models run at once, each in its own process (default: CPUs)\n"
       "  --timeout SEC     per-model time limit; a model over it is a CRASH (default 60)\n"
       "  --check-versions  FAIL models whose validate_model version differs from\n"
@@ -176,9 +177,12 @@ options parse_args(int argc, char** argv) {
       if (opt.styles.empty()) usage_error("unknown mode " + mode + " (expected sync, async, fenced, burst, cache or all)");
     } else if (arg == "--kernels") {
       const std::string k = value();
-      if (k != "best" && k != "avx2" && k != "portable")
-        usage_error("unknown --kernels " + k + " (expected best, avx2 or portable)");
-      if (k == "avx2") opt.kernels = nnhal::simd::avx2_only();
+      if (k != "best" && k != "no-amx" && k != "avx2" && k != "portable")
+        usage_error("unknown --kernels " + k + " (expected best, no-amx, avx2 or portable)");
+      if (k == "no-amx") {
+        opt.kernels = nnhal::simd::detected_cpu();
+        opt.kernels->amx_int8 = false;
+      } else if (k == "avx2") opt.kernels = nnhal::simd::avx2_only();
       else if (k == "portable") opt.kernels = nnhal::simd::cpu_features{};
       else opt.kernels.reset();
     } else if (arg == "--jobs" || arg == "-j") {

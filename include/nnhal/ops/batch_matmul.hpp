@@ -231,11 +231,11 @@ inline void slices_f32_x86(const kernel_io& io, kernels::conv::avx512::gemm_isa 
   }
 }
 
-/// TENSOR_QUANT8_ASYMM_SIGNED through the VNNI GEMM, slice by slice: input1's slice packed
+/// TENSOR_QUANT8_ASYMM_SIGNED through the quant8 GEMM (AMX or AVX-512 VNNI), slice by slice: input1's slice packed
 /// as the weights (zero point zw = input1's), input0's rows read in place (transposed
 /// first when adj_x). Bit-exact with reference(): the same wrapped int32 sums, the same
 /// requantization (`q`, per tensor).
-inline void slices_q8_avx512(const kernel_io& io, const requant& q) {
+inline void slices_q8_avx512(const kernel_io& io, const requant& q, kernels::conv::avx512::gemm_isa isa) {
   namespace av = kernels::conv::avx512;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
   const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
@@ -270,7 +270,7 @@ inline void slices_q8_avx512(const kernel_io& io, const requant& q) {
                                xc, xr, xc, 1);
       xs = rows.data();
     }
-    av::gemm_q8(av::dense_rows<std::uint8_t>{xs, depth}, m, p, e, out + s * m * n, io.par);
+    av::gemm_q8(av::dense_rows<std::uint8_t>{xs, depth}, m, p, e, out + s * m * n, io.par, isa);
   }
 }
 #endif
@@ -293,7 +293,8 @@ inline types::result<kernel> bind(const bind_context& c) {
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
       const requant q = kernels::conv::make_requant(c.in[0], c.in[1], c.out[0]);
 #if NNHAL_HAVE_X86_KERNELS
-      if (simd::cpu().avx512_vnni) return kernel{[q](const kernel_io& io) { slices_q8_avx512(io, q); }};
+      if (simd::cpu().avx512_vnni)  // AMX where the CPU has it, else AVX-512 VNNI
+        return kernel{[q, isa = *kernels::conv::avx512::q8_gemm_isa()](const kernel_io& io) { slices_q8_avx512(io, q, isa); }};
 #endif
       if constexpr (!std::is_same_v<xsimd::default_arch, xsimd::unavailable>)
         return kernel{[q](const kernel_io& io) { slices_portable<std::int8_t, xsimd::default_arch>(io, q); }};

@@ -307,7 +307,7 @@ NNHAL_TARGET_AVX512 inline void add_to(std::int32_t* dst, const std::int32_t* sr
 /// corrected products, then requantized per output channel (`eo`: lanes and range).
 template <class S>
 void nhwc_q8(const kc::geometry& g, const S* in, const av::packed_q8& p, const std::int32_t* bias, std::int32_t zx,
-             const av::q8_epilogue& eo, S* out, exec::parallel_context* par) {
+             const av::q8_epilogue& eo, S* out, exec::parallel_context* par, av::gemm_isa isa) {
   const std::size_t oc = g.out_c, out_pixels = std::size_t{g.batches} * g.out_h * g.out_w;
   thread_local std::vector<std::int32_t> acc;
   acc.resize(out_pixels * oc);
@@ -325,7 +325,7 @@ void nhwc_q8(const kc::geometry& g, const S* in, const av::packed_q8& p, const s
       [&](std::size_t b, std::size_t y0, std::size_t y1, std::int32_t* products, exec::parallel_context* gpar) {
         const auto* a = reinterpret_cast<const std::uint8_t*>(in) + (b * g.in_h + y0) * g.in_w * g.in_c;
         av::gemm_q8_to<S, std::int32_t>(av::dense_rows<std::uint8_t>{a, g.in_c}, (y1 - y0) * g.in_w, p, eg, products,
-                                        gpar);
+                                        gpar, isa);
       },
       [&](std::size_t first, std::size_t n) {
         av::requantize_channels(sums + first * oc, n, oc, eo, out + first * oc);
@@ -346,7 +346,8 @@ kernel bind_q8(const bind_context& c) {
   }
   const requant q = kc::make_requant(c.in[0], c.in[1], c.out[0]);
   const std::int32_t zx = c.in[0].zero_point + (std::is_signed_v<S> ? 128 : 0);
-  return [constant, q, zx](const kernel_io& io) {
+  const av::gemm_isa isa = av::q8_gemm_isa().value_or(av::gemm_isa::avx512);  // (bound with AVX-512 VNNI)
+  return [constant, q, zx, isa](const kernel_io& io) {
     if (kc::element_count(io.out[0].dims) == 0) return;
     const kc::geometry g = kc::resolve_geometry(io, conv_kind::transpose, contract::slots(io.in));
     av::packed_q8 local;
@@ -360,7 +361,7 @@ kernel bind_q8(const bind_context& c) {
     eo.hi = r.hi;
     const auto* bias = io.in[2].has_value() ? reinterpret_cast<const std::int32_t*>(io.in[2].value) : nullptr;
     kc::run_as_nhwc(g, reinterpret_cast<const S*>(io.in[0].value), o.data,
-                    [&](const kc::geometry& gn, const S* x, S* y) { nhwc_q8<S>(gn, x, p, bias, zx, eo, y, io.par); });
+                    [&](const kc::geometry& gn, const S* x, S* y) { nhwc_q8<S>(gn, x, p, bias, zx, eo, y, io.par, isa); });
   };
 }
 

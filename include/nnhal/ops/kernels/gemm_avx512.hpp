@@ -10,7 +10,10 @@
 // CPUs without AVX-512 bind AVX2 micro-kernels over the same packings and rows (gemm_isa)
 // instead of the portable xsimd GEMM of the build's instruction set: float32 with FMA, quant8
 // with AVX-VNNI's vpdpbusd on ymm where the CPU has it, else with vpmaddwd on the 16-bit
-// halves of the bytes (exact too), and the fixed-point requantization only.
+// halves of the bytes (exact too), and the fixed-point requantization only. CPUs with AMX
+// (and an OS that lets the process use its tiles) run quant8 GEMMs whose rows are evenly
+// spaced (1x1 convs, im2col rows, FULLY_CONNECTED and BATCH_MATMUL of 32 rows or more) on
+// the tiles, reading the same packing: a VNNI panel's groups of 4 bytes are a weight tile's rows.
 //  - float32: the reference's products summed in another order (float rounding only);
 //  - quant8: exact int32 sums wrapping like the reference's, then the same fixed-point
 //    requantization (q8_lanes: a float path proven equal to it, the fixed point where a
@@ -56,8 +59,9 @@ constexpr std::size_t block_rows(std::size_t row_bytes, std::size_t mr) noexcept
 /// The instruction set a GEMM runs its micro-kernels in (chosen at bind): all read the
 /// same packed panels, so a packing found in a compilation cache serves any of them.
 /// avx512: float32 AVX-512 FMA, quant8 AVX-512 VNNI; avx2: float32 AVX2 FMA, quant8 AVX2
-/// vpmaddwd; avx_vnni: quant8 AVX-VNNI (ymm vpdpbusd).
-enum class gemm_isa { avx512, avx2, avx_vnni };
+/// vpmaddwd; avx_vnni: quant8 AVX-VNNI (ymm vpdpbusd); amx: quant8 AMX tiles (tdpbusd /
+/// tdpbssd) where the rows allow them (amx_takes), else AVX-512 VNNI.
+enum class gemm_isa { avx512, avx2, avx_vnni, amx };
 /// The best float32 GEMM this CPU allows (simd::cpu()); nullopt: the portable xsimd one.
 inline std::optional<gemm_isa> f32_gemm_isa() noexcept {
   const simd::cpu_features f = simd::cpu();
@@ -68,6 +72,7 @@ inline std::optional<gemm_isa> f32_gemm_isa() noexcept {
 /// The best quant8 GEMM this CPU allows; nullopt: the portable xsimd one.
 inline std::optional<gemm_isa> q8_gemm_isa() noexcept {
   const simd::cpu_features f = simd::cpu();
+  if (f.amx_int8) return gemm_isa::amx;
   if (f.avx512_vnni) return gemm_isa::avx512;
   if (f.avx2 && f.fma) return f.avx_vnni ? gemm_isa::avx_vnni : gemm_isa::avx2;
   return std::nullopt;
@@ -82,6 +87,7 @@ constexpr std::size_t tile_rows(gemm_isa isa, std::size_t nv) noexcept {
   return isa == gemm_isa::avx512 ? rows_per_tile(nv) : avx2_rows;
 }
 constexpr std::size_t q8_tile_rows(gemm_isa isa, std::size_t nv) noexcept {
+  if (isa == gemm_isa::amx) return 32;  // two tiles of 16 rows
   return isa == gemm_isa::avx512 ? rows_per_tile(nv) : (isa == gemm_isa::avx_vnni ? avx2_rows : 4);
 }
 
@@ -1563,6 +1569,23 @@ void row_terms_plain(const std::uint8_t* const* ptrs, std::size_t n, std::size_t
   }
 }
 
+/// Each row's term (zw times the sum of its u8 operand bytes) of a block of n rows whose
+/// pointers `ptrs` holds (mr per tap and block), into rterm: false, and nothing done, when
+/// the filter's zero point is 0. Avx512: with AVX-512 (else a byte at a time).
+template <bool Avx512, class S, class Rows>
+bool fill_row_terms(const Rows& rows, const std::vector<const std::uint8_t*>& ptrs, std::size_t n, std::size_t mr,
+                    const packed_q8& p, std::vector<std::int32_t>& rterm) {
+  if (p.zw == 0) return false;
+  rterm.resize(n + mr);
+  bool two_a_load = false;  // rows 32 bytes apart from ptrs[0]
+  if constexpr (std::is_same_v<Rows, im2col_rows<std::uint8_t>>) two_a_load = Rows::stride(p.cin) == 32;
+  constexpr bool flip = std::is_signed_v<S>;
+  if constexpr (!Avx512) row_terms_plain<flip>(ptrs.data(), n, mr, rows.taps(), p.cin, p.zw, rterm.data());
+  else if (two_a_load) row_terms_32<flip>(ptrs[0], n, p.cin, p.zw, rterm.data());
+  else row_terms<flip>(ptrs.data(), n, mr, rows.taps(), p.cin, p.zw, rterm.data());
+  return true;
+}
+
 /// Rows [r0, r1) of the quant8 GEMM, panels [p0, p1), micro-kernels in I.
 template <gemm_isa I, std::size_t NV, class S, class O, class Rows>
 void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
@@ -1573,15 +1596,7 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t
   const std::size_t n = r1 - r0, taps = rows.taps();
   ptrs.resize((n + MR - 1) / MR * MR * taps);
   rows.fill(r0, n, MR, ptrs.data());
-  const bool with_rows = p.zw != 0;
-  if (with_rows) {
-    rterm.resize(n + MR);
-    bool two_a_load = false;  // rows 32 bytes apart from ptrs[0]
-    if constexpr (std::is_same_v<Rows, im2col_rows<std::uint8_t>>) two_a_load = Rows::stride(p.cin) == 32;
-    if constexpr (I != gemm_isa::avx512) row_terms_plain<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
-    else if (two_a_load) row_terms_32<std::is_signed_v<S>>(ptrs[0], n, p.cin, p.zw, rterm.data());
-    else row_terms<std::is_signed_v<S>>(ptrs.data(), n, MR, taps, p.cin, p.zw, rterm.data());
-  }
+  const bool with_rows = fill_row_terms<I != gemm_isa::avx2 && I != gemm_isa::avx_vnni, S>(rows, ptrs, n, MR, p, rterm);
   for (std::size_t pn = p0; pn < p1; ++pn) {
     const std::size_t cols = std::min(NR, p.out_c - pn * NR);
     for (std::size_t i = 0; i < n; i += MR) {
@@ -1592,11 +1607,230 @@ void gemm_q8_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t
   }
 }
 
+// ---------------------------------------------------------------------------------
+// Quant8 on AMX tiles
+// ---------------------------------------------------------------------------------
+
+/// A tile configuration (palette 1) as ldtilecfg reads it: 64 bytes.
+struct alignas(64) amx_tile_config {
+  std::uint8_t palette = 1, start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t colsb[16] = {};  // bytes per row of each tile
+  std::uint8_t rows[16] = {};
+};
+
+/// The AMX GEMM's tiles for chunks of `kc` bytes of k: 0-3 the int32 sums of 16 rows x
+/// 16 channels, 4-5 the inputs of 16 rows each, 6-7 the weights of 16 channels each
+/// (kc / 4 rows of 16 x 4 bytes, the VNNI packing's own layout).
+inline amx_tile_config amx_config(std::size_t kc) noexcept {
+  amx_tile_config c;
+  for (int t = 0; t < 4; ++t) {
+    c.rows[t] = 16;
+    c.colsb[t] = 64;
+  }
+  for (int t = 4; t < 6; ++t) {
+    c.rows[t] = 16;
+    c.colsb[t] = static_cast<std::uint16_t>(kc);
+  }
+  for (int t = 6; t < 8; ++t) {
+    c.rows[t] = static_cast<std::uint8_t>(kc / 4);
+    c.colsb[t] = 64;
+  }
+  return c;
+}
+
+// The tile instructions as inline assembly (only the assembler must know them). Loads and
+// stores clobber memory: GCC's own _tile_* macros declare no memory operand, so the
+// compiler could move a scratch buffer's writes past the tile load that reads it, or its
+// reads before the tile store that writes it. AT&T operand order: B, A, C.
+#define NNHAL_AMX_LOAD(t, base, stride) \
+  __asm__ volatile("tileloadd (%0,%1,1), %%tmm" #t ::"r"(base), "r"(static_cast<long>(stride)) : "memory")
+#define NNHAL_AMX_STORE(t, base, stride) \
+  __asm__ volatile("tilestored %%tmm" #t ", (%0,%1,1)" ::"r"(base), "r"(static_cast<long>(stride)) : "memory")
+#define NNHAL_AMX_ZERO(t) __asm__ volatile("tilezero %%tmm" #t ::)
+#define NNHAL_AMX_DOT(insn, c, a, b) __asm__ volatile(#insn " %%tmm" #b ", %%tmm" #a ", %%tmm" #c ::)
+
+/// Loads a tile configuration (zeroing every tile) on this thread.
+inline void amx_load_config(const amx_tile_config& c) noexcept { __asm__ volatile("ldtilecfg %0" ::"m"(c) : "memory"); }
+/// Returns this thread's tiles to their initial state (nothing for the OS to save).
+inline void amx_release() noexcept { __asm__ volatile("tilerelease" ::: "memory"); }
+
+/// The chunk of k (bytes per input tile row) for a packed k of `k4` bytes (a multiple of
+/// 4): k4 itself up to 64, else the largest multiple of 4 up to 64 that divides it; 0 when
+/// that is below 32 (little work per tile product: the VNNI GEMM then).
+constexpr std::size_t amx_chunk(std::size_t k4) noexcept {
+  if (k4 <= 64) return k4;
+  for (std::size_t kc = 64; kc >= 32; kc -= 4)
+    if (k4 % kc == 0) return kc;
+  return 0;
+}
+
+/// GEMM rows a tile can load: evenly spaced rows of one tap (a dense matrix, im2col rows).
+template <class Rows>
+constexpr bool amx_rows = std::is_same_v<Rows, dense_rows<std::uint8_t>> || std::is_same_v<Rows, im2col_rows<std::uint8_t>>;
+
+/// Whether AMX takes a quant8 GEMM of `m` such rows: rows holding whole groups of 4 bytes
+/// (im2col rows are padded so), a chunk of k, and at least one full pair of input tiles.
+template <class Rows>
+bool amx_takes(const Rows&, std::size_t m, const packed_q8& p) noexcept {
+  static_assert(amx_rows<Rows>);
+  constexpr bool im2col = std::is_same_v<Rows, im2col_rows<std::uint8_t>>;
+  return p.taps == 1 && m >= 32 && amx_chunk(p.cin4) != 0 && (im2col || p.cin % 4 == 0);
+}
+
+/// The bytes from one GEMM row to the next in `rows` (those amx_takes).
+inline std::size_t row_stride(const dense_rows<std::uint8_t>& r, const packed_q8&) noexcept { return r.lda; }
+inline std::size_t row_stride(const im2col_rows<std::uint8_t>&, const packed_q8& p) noexcept {
+  return im2col_rows<std::uint8_t>::stride(p.cin);
+}
+
+/// Rows [0, n) from `a` (each cin4 bytes, `lda` apart) times panels [p0, p1) on AMX tiles
+/// (configured by the caller: amx_config(kc)), 32 rows by 32 channels at a time over k in
+/// chunks of kc, a panel's sums for 32 rows stored, then micro_q8's epilogue on them: the
+/// sums plus e's offsets less each row's term (rterm, or null), requantized to S (a whole
+/// panel of 64 channels a row at a time, as store_packed_rows does; else 16 channels at a
+/// time), or kept as int32 (O). Signed inputs (S signed) multiply as s8 (tdpbssd): their
+/// sums are those of the VNNI kernels' flipped bytes (x + 128) less 128 times each
+/// channel's weight sum, added back here. The last rows, when fewer than 32, are copied
+/// into a zero-filled scratch first (a tile always loads 16 rows).
+template <class S, class O>
+NNHAL_TARGET_AMX void gemm_q8_amx(const std::uint8_t* a, std::size_t lda, std::size_t n, std::size_t kc,
+                                  const packed_q8& p, std::size_t p0, std::size_t p1, const q8_epilogue& e,
+                                  const std::int32_t* rterm, O* out, std::size_t ldo) {
+  constexpr bool is_signed = std::is_signed_v<S>;
+  const std::size_t k4 = p.cin4, ldw = p.nr * 4;  // bytes from one group of 4 k to the next
+  alignas(64) std::int32_t sums[32][64];  // one panel's sums of 32 rows
+  static thread_local std::vector<std::uint8_t> tail;
+  for (std::size_t i = 0; i < n; i += 32) {
+    const std::size_t rows = std::min<std::size_t>(32, n - i);
+    const std::uint8_t* rb = a + i * lda;
+    std::size_t stride = lda;
+    if (rows < 32) {
+      tail.assign(32 * k4, 0);
+      for (std::size_t r = 0; r < rows; ++r) std::memcpy(tail.data() + r * k4, rb + r * lda, k4);
+      rb = tail.data();
+      stride = k4;
+    }
+    const bool two = rows > 16;
+    for (std::size_t pn = p0; pn < p1; ++pn) {
+      const std::size_t cols = std::min(p.nr, p.out_c - pn * p.nr), c0 = pn * p.nr;
+      for (std::size_t cb = 0; cb < cols; cb += 32) {  // the panel's sums, 32 channels at a time
+        const bool wide = cols - cb > 16;
+        NNHAL_AMX_ZERO(0);
+        NNHAL_AMX_ZERO(1);
+        NNHAL_AMX_ZERO(2);
+        NNHAL_AMX_ZERO(3);
+        const std::int8_t* wk = p.panel(pn) + cb * 4;
+        for (std::size_t k = 0; k < k4; k += kc, wk += kc / 4 * ldw) {
+          NNHAL_AMX_LOAD(4, rb + k, stride);
+          NNHAL_AMX_LOAD(6, wk, ldw);
+          if (wide) NNHAL_AMX_LOAD(7, wk + 64, ldw);
+          if (two) NNHAL_AMX_LOAD(5, rb + 16 * stride + k, stride);
+          if constexpr (is_signed) {
+            NNHAL_AMX_DOT(tdpbssd, 0, 4, 6);
+            if (wide) NNHAL_AMX_DOT(tdpbssd, 1, 4, 7);
+            if (two) NNHAL_AMX_DOT(tdpbssd, 2, 5, 6);
+            if (two && wide) NNHAL_AMX_DOT(tdpbssd, 3, 5, 7);
+          } else {
+            NNHAL_AMX_DOT(tdpbusd, 0, 4, 6);
+            if (wide) NNHAL_AMX_DOT(tdpbusd, 1, 4, 7);
+            if (two) NNHAL_AMX_DOT(tdpbusd, 2, 5, 6);
+            if (two && wide) NNHAL_AMX_DOT(tdpbusd, 3, 5, 7);
+          }
+        }
+        NNHAL_AMX_STORE(0, &sums[0][cb], sizeof sums[0]);
+        if (wide) NNHAL_AMX_STORE(1, &sums[0][cb + 16], sizeof sums[0]);
+        if (two) NNHAL_AMX_STORE(2, &sums[16][cb], sizeof sums[0]);
+        if (two && wide) NNHAL_AMX_STORE(3, &sums[16][cb + 16], sizeof sums[0]);
+      }
+      // The epilogue: per vector of 16 channels, its offsets (and the signed inputs' weight
+      // sums); row r's sums of the vector plus those, less the row's term.
+      const std::size_t nv = (cols + 15) / 16;
+      __m512i off[4];
+      for (std::size_t j = 0; j < nv; ++j) {
+        off[j] = _mm512_loadu_si512(e.offset.data() + c0 + 16 * j);
+        if constexpr (is_signed)
+          off[j] = _mm512_add_epi32(off[j], _mm512_slli_epi32(_mm512_loadu_si512(p.colsum + c0 + 16 * j), 7));
+      }
+      auto sum_of = [&](std::size_t r, std::size_t j) NNHAL_TARGET_AVX512 {
+        const __m512i v = _mm512_add_epi32(_mm512_load_si512(&sums[r][16 * j]), off[j]);
+        return rterm ? _mm512_sub_epi32(v, _mm512_set1_epi32(rterm[i + r])) : v;
+      };
+      O* o = out + i * ldo + c0;
+      if constexpr (!std::is_same_v<O, std::int32_t>) {
+        if (cols == 64 && !e.scaling->any_left) {  // whole rows of the panel: one store a row
+          for (std::size_t r = 0; r < rows; r += 4) {
+            __m512i acc[4][4];
+            for (std::size_t m = 0; m < 4; ++m)
+              for (std::size_t j = 0; j < 4; ++j) acc[m][j] = sum_of(std::min(r + m, rows - 1), j);
+            if (rows - r >= 4) {
+              store_packed_rows<S, 4, 4>(e, c0, o + r * ldo, ldo, acc);
+            } else {  // the last rows: through a scratch row block, then copied
+              alignas(64) S rest[4][64];
+              store_packed_rows<S, 4, 4>(e, c0, &rest[0][0], 64, acc);
+              for (std::size_t m = 0; r + m < rows; ++m) std::memcpy(o + (r + m) * ldo, rest[m], 64);
+            }
+          }
+          continue;
+        }
+      }
+      for (std::size_t j = 0; j < nv; ++j) {
+        const __mmask16 mask = lanes_mask(cols - 16 * j);
+        __m512i v[32];
+        for (std::size_t r = 0; r < rows; ++r) v[r] = sum_of(r, j);
+        if constexpr (std::is_same_v<O, std::int32_t>) {
+          for (std::size_t r = 0; r < rows; ++r) _mm512_mask_storeu_epi32(o + r * ldo + 16 * j, mask, v[r]);
+        } else {
+          const q8_lanes lanes(e, c0 + 16 * j);
+          lanes.store_rows<S, 16>(o + 16 * j, ldo, mask, v, std::min<std::size_t>(rows, 16));
+          if (two) lanes.store_rows<S, 16>(o + 16 * ldo + 16 * j, ldo, mask, v + 16, rows - 16);
+        }
+      }
+    }
+  }
+}
+
+#undef NNHAL_AMX_LOAD
+#undef NNHAL_AMX_STORE
+#undef NNHAL_AMX_ZERO
+#undef NNHAL_AMX_DOT
+
+/// gemm_q8_to on AMX tiles (for rows amx_takes): row blocks (and panels, as for_tiles
+/// shares them) per task, each task configuring its thread's tiles and releasing them.
+template <class S, class O, class Rows>
+void gemm_q8_amx_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, O* out,
+                    exec::parallel_context* par) {
+  constexpr std::size_t MR = 32;
+  const std::size_t kc = amx_chunk(p.cin4), block = block_rows(p.cin4, MR);
+  const std::size_t macs = m * p.cin * p.out_c;
+  for_tiles(m, block, p.panels, macs, std::size_t{1} << 22, par,
+            [&](std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1) {
+    static thread_local std::vector<const std::uint8_t*> ptrs;  // kept: no allocation per execution
+    static thread_local std::vector<std::int32_t> rterm;
+    const amx_tile_config config = amx_config(kc);
+    amx_load_config(config);
+    for (std::size_t b0 = r0; b0 < r1; b0 += block) {
+      const std::size_t n = std::min(r1, b0 + block) - b0;
+      ptrs.resize((n + MR - 1) / MR * MR);
+      rows.fill(b0, n, MR, ptrs.data());
+      const bool with_rows = fill_row_terms<true, S>(rows, ptrs, n, MR, p, rterm);
+      gemm_q8_amx<S, O>(ptrs[0], row_stride(rows, p), n, kc, p, p0, p1, e, with_rows ? rterm.data() : nullptr,
+                        out + b0 * p.out_c, p.out_c);
+    }
+    amx_release();
+  });
+}
+
 /// out = the quant8 GEMM of `m` rows (S: the input storage type) through epilogue `e`:
 /// O = S requantizes, O = int32 keeps the zero-point-corrected sums plus e's offsets.
 template <class S, class O, class Rows>
 void gemm_q8_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, O* out,
                 exec::parallel_context* par, gemm_isa isa = gemm_isa::avx512) {
+  if (isa == gemm_isa::amx) {
+    if constexpr (amx_rows<Rows>)
+      if (amx_takes(rows, m, p)) return gemm_q8_amx_to<S, O>(rows, m, p, e, out, par);
+    isa = gemm_isa::avx512;  // the rest of an AMX CPU's GEMMs: AVX-512 VNNI
+  }
   const std::size_t block = block_rows(rows.taps() * p.cin, q8_tile_rows(isa, p.nr / 16));
   // VNNI runs about four times as many multiply-adds per cycle as float32 FMA.
   const std::size_t macs = m * rows.taps() * p.cin * p.out_c;
@@ -1617,6 +1851,7 @@ void gemm_q8_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_ep
         case gemm_isa::avx512: run.template operator()<gemm_isa::avx512>(); break;
         case gemm_isa::avx_vnni: run.template operator()<gemm_isa::avx_vnni>(); break;
         case gemm_isa::avx2: run.template operator()<gemm_isa::avx2>(); break;
+        case gemm_isa::amx: break;  // (taken above)
       }
     }
   });
@@ -1639,7 +1874,8 @@ void conv_q8_nhwc(const geometry& g, const S* in, const packed_q8& p, const q8_e
   const std::vector<S> pad(g.in_c, in_zp);
   const conv_rows<std::uint8_t> rows{&g, in8, reinterpret_cast<const std::uint8_t*>(pad.data())};
   if (p.taps == 1 && rows.taps() > 1)
-    return gemm_q8(im2col_rows<std::uint8_t>{rows, isa == gemm_isa::avx512}, m, p, e, out, par, isa);
+    return gemm_q8(im2col_rows<std::uint8_t>{rows, isa == gemm_isa::avx512 || isa == gemm_isa::amx}, m, p, e, out, par,
+                   isa);
   gemm_q8(rows, m, p, e, out, par, isa);
 }
 

@@ -7,6 +7,10 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #endif
+#if defined(__x86_64__) && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace nnhal::simd {
 
@@ -18,7 +22,31 @@ struct cpu_features {
   bool avx512_vnni = false;
   bool avx512_vbmi = false;  // byte permutes (vpermb, vpermt2b): 8-bit table lookups
   bool avx_vnni = false;     // vpdpbusd on ymm without AVX-512 (AVX-VNNI, with AVX2)
+  bool amx_int8 = false;     // AMX tiles with int8 dot products, the OS letting this process use them
 };
+
+namespace detail {
+/// Whether this process may use the AMX tile registers: the CPU has AMX-TILE and
+/// AMX-INT8 (CPUID leaf 7, EDX bits 24 and 25), the OS saves their state (XCR0 bits 17
+/// and 18) and, on Linux, grants this process the tile data state (arch_prctl
+/// ARCH_REQ_XCOMP_PERM, asked once: a process-wide permission, after which every thread
+/// may configure tiles). Linux before 5.16 has no such request, and no AMX then.
+inline bool amx_int8_usable() noexcept {
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  if (((edx >> 24) & 1u) == 0 || ((edx >> 25) & 1u) == 0) return false;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || ((ecx >> 27) & 1u) == 0) return false;  // OSXSAVE
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if (((xcr0_lo >> 17) & 3u) != 3u) return false;
+  constexpr long arch_req_xcomp_perm = 0x1023, xfeature_xtiledata = 18;
+  return syscall(SYS_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) == 0;
+#else
+  return false;
+#endif
+}
+}  // namespace detail
 
 /// What the CPU itself can do, detected once.
 inline const cpu_features& detected_cpu() noexcept {
@@ -37,6 +65,8 @@ inline const cpu_features& detected_cpu() noexcept {
     // __builtin_cpu_supports knows it). Its ymm state is AVX2's, checked above.
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     c.avx_vnni = c.avx2 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && ((eax >> 4) & 1u);
+    // The AMX kernels also use AVX-512 VNNI (their epilogues and the rows AMX does not take).
+    c.amx_int8 = c.avx512_vnni && detail::amx_int8_usable();
 #endif
     return c;
   }();
@@ -63,6 +93,7 @@ inline cpu_features cpu() noexcept {
   c.avx512_vnni = c.avx512 && c.avx512_vnni && (a & 16u);
   c.avx512_vbmi = c.avx512 && c.avx512_vbmi && (a & 32u);
   c.avx_vnni = c.avx2 && c.avx_vnni && (a & 64u);
+  c.amx_int8 = c.avx512_vnni && c.amx_int8 && (a & 128u);
   return c;
 }
 
@@ -75,7 +106,8 @@ inline cpu_features cpu() noexcept {
 inline void allow_only(const cpu_features& allowed) noexcept {
   const unsigned a = (allowed.avx2 ? 1u : 0u) | (allowed.fma ? 2u : 0u) | (allowed.f16c ? 4u : 0u) |
                      (allowed.avx512 ? 8u : 0u) | (allowed.avx512_vnni ? 16u : 0u) |
-                     (allowed.avx512_vbmi ? 32u : 0u) | (allowed.avx_vnni ? 64u : 0u);
+                     (allowed.avx512_vbmi ? 32u : 0u) | (allowed.avx_vnni ? 64u : 0u) |
+                     (allowed.amx_int8 ? 128u : 0u);
   detail::allowed_bits().store(a, std::memory_order_relaxed);
 }
 
@@ -105,6 +137,9 @@ constexpr cpu_features avx2_only() noexcept {
 /// are both true (kernels keep a plain NNHAL_TARGET_AVX512_VNNI form for the others).
 #define NNHAL_TARGET_AVX512_VNNI_VBMI \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi")))
+/// AVX-512 plus VNNI and the AMX tiles; call it only when simd::cpu().amx_int8 is true.
+#define NNHAL_TARGET_AMX \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,amx-tile,amx-int8")))
 #else
 #define NNHAL_HAVE_X86_KERNELS 0
 #endif
