@@ -1106,6 +1106,66 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
   CHECK(unused > 0);
 }
 
+// Quant8 MUL requantizes its products by the GEMM epilogue's float path where the
+// multiplier is below 1 (a block of 64 redone in fixed point when a lane lies next to a
+// rounding boundary). Every pair of stored values, for scales random and structured
+// (powers of two, whose products fall on halves: many blocks redone; a multiplier of about
+// 1, and one above 1, which takes the fixed point only), each activation: equal to the
+// reference, and again with the float path taken away (quant_params::lanes null).
+TEST_CASE("AVX-512 quant8 MUL equals the reference on every pair of values") {
+  namespace ops = nnhal::ops;
+  if (!nnhal::simd::cpu().avx512) return;
+  std::mt19937 rng(0x3A17);
+  int with_float_path = 0;
+  for (int i = 0; i < 24; ++i) {
+    const OT type = i % 2 ? OT::TENSOR_QUANT8_ASYMM : OT::TENSOR_QUANT8_ASYMM_SIGNED;
+    const bool is_signed = type == OT::TENSOR_QUANT8_ASYMM_SIGNED;
+    const std::int32_t lo = is_signed ? -128 : 0;
+    auto zp = [&] { return static_cast<std::int32_t>(uni(rng, lo, lo + 255)); };
+    auto real = [&](float a, float b) { return std::uniform_real_distribution<float>(a, b)(rng); };
+    float s0 = real(0.002f, 0.3f), s1 = real(0.002f, 0.3f), so = s0 * s1 * real(20.0f, 400.0f);
+    if (i % 4 == 1) {  // powers of two: products on halves and quarters of a step
+      s0 = std::ldexp(1.0f, uni(rng, -8, -2));
+      s1 = std::ldexp(1.0f, uni(rng, -8, -2));
+      so = s0 * s1 * std::ldexp(1.0f, uni(rng, 1, 9));
+    } else if (i % 8 == 3) {
+      so = s0 * s1 * 1.0001f;  // about 1: a shift of 0
+    } else if (i % 8 == 7) {
+      so = s0 * s1 * 0.3f;  // above 1: a left shift, the fixed point only
+    }
+    // All 2^16 pairs in random order, 40 more for the kernel's last partial blocks.
+    std::vector<std::size_t> pairs(256 * 256);
+    std::iota(pairs.begin(), pairs.end(), std::size_t{0});
+    std::shuffle(pairs.begin(), pairs.end(), rng);
+    for (int k = 0; k < 40; ++k) pairs.push_back(static_cast<std::size_t>(uni(rng, 0, 65535)));
+    const dims_t flat{static_cast<std::uint32_t>(pairs.size())};
+    tensor a = make_tensor(type, flat, s0, zp()), b = make_tensor(type, flat, s1, zp());
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      a.put(k, static_cast<double>(lo + static_cast<std::int32_t>(pairs[k] / 256)));
+      b.put(k, static_cast<double>(lo + static_cast<std::int32_t>(pairs[k] % 256)));
+    }
+    const tensor out = decl(type, flat, so, zp());
+    const std::vector<tensor> ins{a, b, scalar_i32(i % 4)};
+    auto p = ops::mul::make_quant_params(desc_of(a), desc_of(b), desc_of(out));
+    INFO(str(type) << " scales " << s0 << " " << s1 << " " << so << " zero points " << a.zp << " " << b.zp << " "
+                   << out.zp << " shift " << p.out.shift << " activation " << i % 4);
+    CHECK((p.lanes != nullptr) == (p.out.shift <= 0));
+    with_float_path += p.lanes != nullptr;
+    auto check = [&](auto tag) {
+      using E = decltype(tag);
+      const tensor v = run_entry1(OpT::MUL, [&](const ops::kernel_io& io) { ops::mul::vectorized<E>(io, p); }, ins, out);
+      const tensor r = run_entry1(OpT::MUL, [&](const ops::kernel_io& io) { ops::mul::reference<E>(io, p); }, ins, out);
+      CHECK(same_bytes(v, r) == "");
+    };
+    for (int path = 0; path < 2; ++path) {
+      if (is_signed) check(ty::qs8{});
+      else check(ty::qu8{});
+      p.lanes = nullptr;  // then the fixed point throughout
+    }
+  }
+  CHECK(with_float_path >= 16);
+}
+
 TEST_CASE("quant8 arithmetic split into parallel chunks equals the one-chunk result") {
   std::mt19937 rng(0xC4E);
   const auto n = static_cast<std::uint32_t>(8 * nnhal::ops::elementwise_grain + 21);
