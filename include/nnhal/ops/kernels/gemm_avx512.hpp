@@ -1564,8 +1564,12 @@ NNHAL_TARGET_AMX void gemm_q8_amx(const std::uint8_t* a, std::size_t lda, std::s
 template <class S, class O, class Rows>
 void gemm_q8_amx_to(const Rows& rows, std::size_t m, const packed_q8& p, const q8_epilogue& e, O* out,
                     exec::parallel_context* par) {
+  // Blocks of at most 256 rows: the tiles run so fast that larger blocks left too few
+  // tasks for the threads (conv_bench, two cores, min of 3, us, 2048-row blocks -> 256:
+  // qu8 224x224x3 k3s2 140 -> 78, 112x112x32 -> 64 136 -> 100, 56x56x128 84 -> 76; one
+  // core unchanged within noise).
   constexpr std::size_t MR = 32;
-  const std::size_t kc = amx_chunk(p.cin4), block = block_rows(p.cin4, MR);
+  const std::size_t kc = amx_chunk(p.cin4), block = std::min<std::size_t>(block_rows(p.cin4, MR), 256);
   const std::size_t macs = m * p.cin * p.out_c;
   for_tiles(m, block, p.panels, macs, std::size_t{1} << 22, par,
             [&](std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1) {
