@@ -1514,7 +1514,8 @@ NNHAL_TARGET_AMX void gemm_q8_amx(const std::uint8_t* a, std::size_t lda, std::s
       for (std::size_t j = 0; j < nv; ++j) {
         off[j] = _mm512_loadu_si512(e.offset.data() + c0 + 16 * j);
         if constexpr (is_signed)
-          off[j] = _mm512_add_epi32(off[j], _mm512_slli_epi32(_mm512_loadu_si512(p.colsum + c0 + 16 * j), 7));
+          off[j] = _mm512_add_epi32(
+              off[j], _mm512_maskz_slli_epi32(simd::avx512::all16, _mm512_loadu_si512(p.colsum + c0 + 16 * j), 7));
       }
       auto sum_of = [&](std::size_t r, std::size_t j) NNHAL_TARGET_AVX512 {
         const __m512i v = _mm512_add_epi32(_mm512_load_si512(&sums[r][16 * j]), off[j]);

@@ -94,8 +94,11 @@ NNHAL_TARGET_AVX512 inline void grouped_small_pixels(const geometry& g, const fl
     if (!Inside && p >= n) break;
     __m512 r = _mm512_add_ps(acc[p][0], b);
 #pragma GCC unroll 16
-    for (std::size_t j = 1; j < CG; ++j) r = _mm512_add_ps(r, _mm512_permutexvar_ps(rot[j], acc[p][j]));
-    _mm512_storeu_ps(out + (ox0 + p) * g.out_c + c0, _mm512_min_ps(hi, _mm512_max_ps(lo, r)));
+    // (Masked forms: GCC 12 warns that the unmasked ones' undefined operand may be used.)
+    for (std::size_t j = 1; j < CG; ++j)
+      r = _mm512_add_ps(r, _mm512_maskz_permutexvar_ps(simd::avx512::all16, rot[j], acc[p][j]));
+    _mm512_storeu_ps(out + (ox0 + p) * g.out_c + c0,
+                     _mm512_maskz_min_ps(simd::avx512::all16, hi, _mm512_maskz_max_ps(simd::avx512::all16, lo, r)));
   }
 }
 
