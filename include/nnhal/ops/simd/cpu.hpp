@@ -12,6 +12,12 @@
 #include <unistd.h>
 #endif
 
+/// 1 (the default): nnhal asks Linux for the AMX tile state when the CPU has AMX (see
+/// detail::amx_int8_usable); 0: never, and no AMX kernels.
+#ifndef NNHAL_AMX
+#define NNHAL_AMX 1
+#endif
+
 namespace nnhal::simd {
 
 struct cpu_features {
@@ -30,9 +36,13 @@ namespace detail {
 /// AMX-INT8 (CPUID leaf 7, EDX bits 24 and 25), the OS saves their state (XCR0 bits 17
 /// and 18) and, on Linux, grants this process the tile data state (arch_prctl
 /// ARCH_REQ_XCOMP_PERM, asked once: a process-wide permission, after which every thread
-/// may configure tiles). Linux before 5.16 has no such request, and no AMX then.
+/// may configure tiles). Linux before 5.16 has no such request, and no AMX then. The
+/// permission has a cost for the whole process: signal frames grow by the tile state
+/// (about 8 KiB), so the kernel refuses later sigaltstack() calls with smaller stacks, and
+/// grants the permission only if none installed so far is smaller. A driver whose host
+/// process cannot afford that builds with NNHAL_AMX defined to 0: nnhal then never asks.
 inline bool amx_int8_usable() noexcept {
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+#if NNHAL_AMX && defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   if (((edx >> 24) & 1u) == 0 || ((edx >> 25) & 1u) == 0) return false;
