@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nnhal/ops/kernel.hpp"
+#include "nnhal/ops/kernels/gemm_avx512.hpp"
 #include "nnhal/ops/simd/cpu.hpp"
 #include "support/machine.hpp"
 
@@ -75,19 +76,15 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) double measure_vnni_avx51
 }
 
 /// One core's AMX int8 ops per second: tdpbusd into four tiles of 16 x 16 int32 sums from
-/// 16 x 64 bytes times 16 x 64 bytes (16384 products, 2 ops each), the tiles configured
-/// and released here. Call only when simd::cpu().amx_int8 is true (the OS lets the process
-/// use the tiles).
+/// 16 x 64 bytes times 16 x 64 bytes (16384 products, 2 ops each), in the AMX GEMM's own
+/// tile configuration (amx_config with chunks of 64). Call only when simd::cpu().amx_int8
+/// is true (the OS lets the process use the tiles).
 double measure_amx_int8() {
-  struct alignas(64) {
-    std::uint8_t palette = 1, start = 0, reserved[14] = {};
-    std::uint16_t colsb[16] = {64, 64, 64, 64, 64, 0, 64};
-    std::uint8_t rows[16] = {16, 16, 16, 16, 16, 0, 16};
-  } config;
+  namespace av = nnhal::ops::kernels::conv::avx512;
+  const av::amx_tile_config config = av::amx_config(64);
+  av::amx_load_config(config);
   alignas(64) static std::uint8_t operand[16 * 64];
-  asm volatile("ldtilecfg %0\n\ttileloadd (%1,%2,1), %%tmm4\n\ttileloadd (%1,%2,1), %%tmm6" ::"m"(config), "r"(operand),
-               "r"(64L)
-               : "memory");
+  asm volatile("tileloadd (%0,%1,1), %%tmm4\n\ttileloadd (%0,%1,1), %%tmm6" ::"r"(operand), "r"(64L) : "memory");
   const long iters = peak_iters / 16;
   const auto t0 = std::chrono::steady_clock::now();
   for (long k = 0; k < iters; ++k)
@@ -95,7 +92,7 @@ double measure_amx_int8() {
         "tdpbusd %%tmm6, %%tmm4, %%tmm0\n\ttdpbusd %%tmm6, %%tmm4, %%tmm1\n\t"
         "tdpbusd %%tmm6, %%tmm4, %%tmm2\n\ttdpbusd %%tmm6, %%tmm4, %%tmm3" ::);
   const double seconds = seconds_since(t0);
-  asm volatile("tilerelease" ::: "memory");
+  av::amx_release();
   return static_cast<double>(iters) * 4 * 16384 * 2 / seconds;
 }
 
