@@ -981,19 +981,21 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i row_u32(const std::uin
   return Flip ? _mm512_xor_si512(x, flip) : x;
 }
 
-/// Requantizes R rows of 4 vectors (64 channels from c0, all stored) by the float path and
-/// stores each row with one store. The G values' high words (q + zp as int16) are gathered
+/// Requantizes R rows of NV vectors (16 NV channels from c0, all stored) by the float path
+/// and stores each row with one store. The G values' high words (q + zp as int16) are gathered
 /// by word permutes, packed to bytes (saturating to S's range), put back in order and
 /// clamped to [lo, hi] bytewise (store_x64_words): 7 instructions a row, where
 /// each vector's int32 clamp and narrowing store take 5. The G values replace the
 /// accumulators, which are kept on the stack for the vectors j whose lanes (of any row) lie
 /// next to a rounding boundary: those are redone in fixed point. (One core, conv_bench's
-/// 1x1 112x112x32 -> 64: 147 -> 136 us for qu8; for panels of 2 vectors, the first layer's,
-/// the same scheme was slower than store_rows.)
+/// 1x1 112x112x32 -> 64: 147 -> 136 us for qu8.) With NV = 2 (a panel of 32 channels),
+/// rows m and m + 1 share one narrowing, stored as two halves: the AMX GEMM's epilogue
+/// (the first layer, 224x224x3 -> 32, qu8: 131 -> 109 us); in micro_q8 this scheme was
+/// slower than store_rows.
 template <class S, std::size_t R, std::size_t NV>
 NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void store_packed_rows(const q8_epilogue& e, std::size_t c0, S* out,
                                                                     std::size_t ldo, __m512i (&acc)[R][NV]) {
-  static_assert(NV == 4);
+  static_assert(NV == 4 || (NV == 2 && R % 2 == 0));
   __m512i saved[R][NV];
 #pragma GCC unroll 4
   for (std::size_t j = 0; j < NV; ++j) {
@@ -1009,10 +1011,20 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void store_packed_rows(const q
     }
   }
   const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(e.lo)), hi8 = _mm512_set1_epi8(static_cast<char>(e.hi));
+  if constexpr (NV == 4) {
 #pragma GCC unroll 8
-  for (std::size_t m = 0; m < R; ++m)
-    simd::avx512::store_x64_words(out + m * ldo, high_words(acc[m][0], acc[m][1]), high_words(acc[m][2], acc[m][3]), lo8,
-                                  hi8);
+    for (std::size_t m = 0; m < R; ++m)
+      simd::avx512::store_x64_words(out + m * ldo, high_words(acc[m][0], acc[m][1]), high_words(acc[m][2], acc[m][3]),
+                                    lo8, hi8);
+  } else {  // rows of 32 channels: one vector's low half stored at row m, its high half at row m + 1
+#pragma GCC unroll 8
+    for (std::size_t m = 0; m < R; m += 2) {
+      const __m512i v = simd::avx512::narrow_x64_words<S>(high_words(acc[m][0], acc[m][1]),
+                                                          high_words(acc[m + 1][0], acc[m + 1][1]), lo8, hi8);
+      _mm512_mask_storeu_epi8(out + m * ldo, 0xFFFFFFFFu, v);
+      _mm512_mask_storeu_epi8(out + (m + 1) * ldo - 32, ~std::uint64_t{0xFFFFFFFFu}, v);
+    }
+  }
 }
 
 /// out[i][c] = the requantized acc[i][c] for `rows` rows of `channels` int32 sums; `e`'s
@@ -1523,6 +1535,21 @@ NNHAL_TARGET_AMX void gemm_q8_amx(const std::uint8_t* a, std::size_t lda, std::s
       };
       O* o = out + i * ldo + c0;
       if constexpr (!std::is_same_v<O, std::int32_t>) {
+        if (cols == 32 && !e.scaling->any_left) {  // rows of a 32-channel panel, two a store
+          for (std::size_t r = 0; r < rows; r += 4) {
+            __m512i acc[4][2];
+            for (std::size_t m = 0; m < 4; ++m)
+              for (std::size_t j = 0; j < 2; ++j) acc[m][j] = sum_of(std::min(r + m, rows - 1), j);
+            if (rows - r >= 4) {
+              store_packed_rows<S, 4, 2>(e, c0, o + r * ldo, ldo, acc);
+            } else {  // the last rows: through a scratch row block, then copied
+              alignas(64) S rest[4][32];
+              store_packed_rows<S, 4, 2>(e, c0, &rest[0][0], 32, acc);
+              for (std::size_t m = 0; r + m < rows; ++m) std::memcpy(o + (r + m) * ldo, rest[m], 32);
+            }
+          }
+          continue;
+        }
         if (cols == 64 && !e.scaling->any_left) {  // whole rows of the panel: one store a row
           for (std::size_t r = 0; r < rows; r += 4) {
             __m512i acc[4][4];
