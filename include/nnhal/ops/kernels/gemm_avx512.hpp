@@ -989,9 +989,9 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i row_u32(const std::uin
 /// accumulators, which are kept on the stack for the vectors j whose lanes (of any row) lie
 /// next to a rounding boundary: those are redone in fixed point. (One core, conv_bench's
 /// 1x1 112x112x32 -> 64: 147 -> 136 us for qu8.) With NV = 2 (a panel of 32 channels),
-/// rows m and m + 1 share one narrowing, stored as two halves: the AMX GEMM's epilogue
-/// (the first layer, 224x224x3 -> 32, qu8: 131 -> 109 us); in micro_q8 this scheme was
-/// slower than store_rows.
+/// rows m and m + 1 share one narrowing, stored as two halves (the first layer,
+/// 224x224x3 -> 32, one core: on AMX qu8 131 -> 109 us; on VNNI, min of 5, qu8 133 -> 127,
+/// qs8 147 -> 137).
 template <class S, std::size_t R, std::size_t NV>
 NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void store_packed_rows(const q8_epilogue& e, std::size_t c0, S* out,
                                                                     std::size_t ldo, __m512i (&acc)[R][NV]) {
@@ -1088,7 +1088,7 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
       w += NB;
     }
   }
-  if constexpr (!std::is_same_v<O, std::int32_t> && NV == 4) {
+  if constexpr (!std::is_same_v<O, std::int32_t> && (NV == 4 || (NV == 2 && R % 2 == 0))) {
     if (cols == 16 * NV && !e.scaling->any_left) return store_packed_rows<S, R, NV>(e, c0, out, ldo, acc);
   }
 #pragma GCC unroll 4
