@@ -1415,6 +1415,27 @@ inline amx_tile_config amx_config(std::size_t kc) noexcept {
   return c;
 }
 
+/// Requantizes `rows` rows of a panel of 16 NV channels from c0 (sum(r, j): row r's int32
+/// vector j) through store_packed_rows, 4 rows at a time, the last ones through a scratch
+/// block.
+template <class S, std::size_t NV, class Sum>
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void store_panel_rows(const q8_epilogue& e, std::size_t c0,
+                                                                   std::size_t rows, const Sum& sum, S* o,
+                                                                   std::size_t ldo) {
+  for (std::size_t r = 0; r < rows; r += 4) {
+    __m512i acc[4][NV];
+    for (std::size_t m = 0; m < 4; ++m)
+      for (std::size_t j = 0; j < NV; ++j) acc[m][j] = sum(std::min(r + m, rows - 1), j);
+    if (rows - r >= 4) {
+      store_packed_rows<S, 4, NV>(e, c0, o + r * ldo, ldo, acc);
+    } else {
+      alignas(64) S rest[4][16 * NV];
+      store_packed_rows<S, 4, NV>(e, c0, &rest[0][0], 16 * NV, acc);
+      for (std::size_t m = 0; r + m < rows; ++m) std::memcpy(o + (r + m) * ldo, rest[m], 16 * NV);
+    }
+  }
+}
+
 // The tile instructions as inline assembly (only the assembler must know them). Loads and
 // stores clobber memory: GCC's own _tile_* macros declare no memory operand, so the
 // compiler could move a scratch buffer's writes past the tile load that reads it, or its
@@ -1535,34 +1556,9 @@ NNHAL_TARGET_AMX void gemm_q8_amx(const std::uint8_t* a, std::size_t lda, std::s
       };
       O* o = out + i * ldo + c0;
       if constexpr (!std::is_same_v<O, std::int32_t>) {
-        if (cols == 32 && !e.scaling->any_left) {  // rows of a 32-channel panel, two a store
-          for (std::size_t r = 0; r < rows; r += 4) {
-            __m512i acc[4][2];
-            for (std::size_t m = 0; m < 4; ++m)
-              for (std::size_t j = 0; j < 2; ++j) acc[m][j] = sum_of(std::min(r + m, rows - 1), j);
-            if (rows - r >= 4) {
-              store_packed_rows<S, 4, 2>(e, c0, o + r * ldo, ldo, acc);
-            } else {  // the last rows: through a scratch row block, then copied
-              alignas(64) S rest[4][32];
-              store_packed_rows<S, 4, 2>(e, c0, &rest[0][0], 32, acc);
-              for (std::size_t m = 0; r + m < rows; ++m) std::memcpy(o + (r + m) * ldo, rest[m], 32);
-            }
-          }
-          continue;
-        }
-        if (cols == 64 && !e.scaling->any_left) {  // whole rows of the panel: one store a row
-          for (std::size_t r = 0; r < rows; r += 4) {
-            __m512i acc[4][4];
-            for (std::size_t m = 0; m < 4; ++m)
-              for (std::size_t j = 0; j < 4; ++j) acc[m][j] = sum_of(std::min(r + m, rows - 1), j);
-            if (rows - r >= 4) {
-              store_packed_rows<S, 4, 4>(e, c0, o + r * ldo, ldo, acc);
-            } else {  // the last rows: through a scratch row block, then copied
-              alignas(64) S rest[4][64];
-              store_packed_rows<S, 4, 4>(e, c0, &rest[0][0], 64, acc);
-              for (std::size_t m = 0; r + m < rows; ++m) std::memcpy(o + (r + m) * ldo, rest[m], 64);
-            }
-          }
+        if ((cols == 32 || cols == 64) && !e.scaling->any_left) {  // whole rows of the panel
+          if (cols == 32) store_panel_rows<S, 2>(e, c0, rows, sum_of, o, ldo);
+          else store_panel_rows<S, 4>(e, c0, rows, sum_of, o, ldo);
           continue;
         }
       }
