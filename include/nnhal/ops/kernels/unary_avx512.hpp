@@ -379,10 +379,10 @@ struct quantize_fixed {
 /// QUANTIZE float32 to 8-bit S over n elements: quantize_fixed 64 at a time, the 16-lane
 /// vectors with a lane near a tie written again through quantize16; quantize16
 /// throughout for parameters quantize_fixed cannot take. The high 16 bits of the four
-/// vectors' lanes, shifted down, are packed to words and then with saturation to bytes;
-/// one dword permute puts them in order (two vpermt2w gathering the high words instead
-/// took 5% longer on 64 KiB, one core). The low words' minimum over the four vectors (word-wise unsigned min)
-/// checks all 64 with one compare. Stream: the 64-byte stores of quantize_fixed stream (dst
+/// vectors' lanes, shifted down, are packed to words, then to bytes in order
+/// (simd::avx512::pack_x64_words; two vpermt2w gathering the high words instead took 5%
+/// longer on 64 KiB, one core). The low words' minimum over the four vectors (word-wise
+/// unsigned min) checks all 64 with one compare. Stream: the 64-byte stores of quantize_fixed stream (dst
 /// line-aligned).
 template <bool Stream, class S>
 NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, float scale, std::int32_t zero_point) {
@@ -391,9 +391,6 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
   if (quantize_fixed::usable<S>(scale, zero_point)) {
     const __m512 mul = _mm512_set1_ps(quantize_fixed::one / scale);
     const __m512 add = _mm512_set1_ps(static_cast<float>(zero_point) * quantize_fixed::one + quantize_fixed::offset);
-    // Dword 4d + L of the result is dword 4L + d of the packs (128-bit lane L holds values
-    // 4L .. 4L + 3 of each of the four vectors).
-    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m512i tie_below = _mm512_set1_epi16(quantize_fixed::tie_below);
     constexpr __mmask32 low_words = 0x55555555u, all32 = ~__mmask32{0};
     for (; i + 64 <= n; i += 64) {
@@ -403,10 +400,8 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
       __m512i q[4];
 #pragma GCC unroll 4
       for (std::size_t k = 0; k < 4; ++k) q[k] = _mm512_maskz_srai_epi32(all16, g[k], 16);  // in int16's range
-      const __m512i a = _mm512_maskz_packs_epi32(all32, q[0], q[1]), b = _mm512_maskz_packs_epi32(all32, q[2], q[3]);
-      const __m512i bytes =
-          std::is_signed_v<S> ? _mm512_maskz_packs_epi16(all64, a, b) : _mm512_maskz_packus_epi16(all64, a, b);
-      simd::avx512::store64<Stream>(dst + i, _mm512_maskz_permutexvar_epi32(all16, order, bytes));
+      simd::avx512::store64<Stream>(dst + i, simd::avx512::pack_x64_words<S>(_mm512_maskz_packs_epi32(all32, q[0], q[1]),
+                                                                            _mm512_maskz_packs_epi32(all32, q[2], q[3])));
       const __m512i lowest = _mm512_maskz_min_epu16(all32, _mm512_maskz_min_epu16(all32, g[0], g[1]),
                                                     _mm512_maskz_min_epu16(all32, g[2], g[3]));
       if (_mm512_mask_cmplt_epu16_mask(low_words, lowest, tie_below)) [[unlikely]]

@@ -108,23 +108,24 @@ NNHAL_TARGET_AVX512 inline void store_x16(S* p, __m512i v, __m512i lo, __m512i h
 
 /// 64 values held as int16 in two registers laid out as _mm512_packs_epi32 leaves them
 /// (128-bit lane L: values 4L .. 4L + 3 of the first and second of four sources in w01,
-/// of the third and fourth in w23), narrowed with saturation, clamped to [lo, hi] (bytes
-/// broadcast, within S's range): one pack and one dword permute to undo the lane
-/// interleaving.
+/// of the third and fourth in w23), narrowed to S with saturation and put in order: one
+/// pack and one dword permute to undo the lane interleaving.
 template <class S>
-NNHAL_TARGET_AVX512 inline __m512i narrow_x64_words(__m512i w01, __m512i w23, __m512i lo, __m512i hi) {
+NNHAL_TARGET_AVX512 inline __m512i pack_x64_words(__m512i w01, __m512i w23) {
   constexpr __mmask64 all64 = ~__mmask64{0};
   // Byte lane L of the pack holds 4 values each of the four sources (values 4L .. 4L + 3).
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  __m512i v;
-  if constexpr (std::is_signed_v<S>) {
-    v = _mm512_maskz_permutexvar_epi32(all16, order, _mm512_maskz_packs_epi16(all64, w01, w23));
-    v = _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, v, lo), hi);
-  } else {
-    v = _mm512_maskz_permutexvar_epi32(all16, order, _mm512_maskz_packus_epi16(all64, w01, w23));
-    v = _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, v, lo), hi);
-  }
-  return v;
+  const __m512i packed = std::is_signed_v<S> ? _mm512_maskz_packs_epi16(all64, w01, w23)
+                                             : _mm512_maskz_packus_epi16(all64, w01, w23);
+  return _mm512_maskz_permutexvar_epi32(all16, order, packed);
+}
+/// pack_x64_words clamped to [lo, hi] (bytes broadcast, within S's range).
+template <class S>
+NNHAL_TARGET_AVX512 inline __m512i narrow_x64_words(__m512i w01, __m512i w23, __m512i lo, __m512i hi) {
+  constexpr __mmask64 all64 = ~__mmask64{0};
+  const __m512i v = pack_x64_words<S>(w01, w23);
+  if constexpr (std::is_signed_v<S>) return _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, v, lo), hi);
+  else return _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, v, lo), hi);
 }
 /// narrow_x64_words' 64 bytes stored at p.
 template <class S>
