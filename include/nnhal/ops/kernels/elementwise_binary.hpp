@@ -139,18 +139,19 @@ NNHAL_TARGET_AVX512 inline __m512 arith512(__m512 a, __m512 b) noexcept {
 /// advances (Advance_) or held in h_. The clamp is vmaxps(lo, v) then vminps(hi, v), i.e.
 /// v < lo ? lo : v then v > hi ? hi : v, as clamp_activation (NaN and -0 kept); the
 /// arithmetic is the same single IEEE operation, so results equal the scalar loop's.
-template <arith Op, bool AdvanceA, bool AdvanceB>
+template <arith Op, bool AdvanceA, bool AdvanceB, bool Clamp = true>
 NNHAL_TARGET_AVX512 inline __m512 arith_lanes(const float* a, const float* b, __m512 ha, __m512 hb, __mmask16 m,
                                               __m512 lo, __m512 hi) noexcept {
   using simd::avx512::all16;
   const __m512 va = AdvanceA ? _mm512_maskz_loadu_ps(m, a) : ha;
   const __m512 vb = AdvanceB ? _mm512_maskz_loadu_ps(m, b) : hb;
-  return _mm512_maskz_min_ps(all16, hi, _mm512_maskz_max_ps(all16, lo, arith512<Op>(va, vb)));
+  if constexpr (!Clamp) return arith512<Op>(va, vb);
+  else return _mm512_maskz_min_ps(all16, hi, _mm512_maskz_max_ps(all16, lo, arith512<Op>(va, vb)));
 }
 
 /// One broadcast run, 32 lanes per step, the tail masked; Stream: whole vectors with
-/// streaming stores (o line-aligned).
-template <arith Op, bool AdvanceA, bool AdvanceB, bool Stream>
+/// streaming stores (o line-aligned); Clamp false: r is no_clamp, skipped in the loop.
+template <arith Op, bool AdvanceA, bool AdvanceB, bool Stream, bool Clamp = true>
 NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, const float* b, float* o, std::size_t n, float_range r) {
   using simd::avx512::all16;
   using simd::avx512::store64;
@@ -158,9 +159,10 @@ NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, const float* b, float*
   const __m512 ha = _mm512_set1_ps(*a), hb = _mm512_set1_ps(*b);
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    const __m512 v0 = arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i : 0), b + (AdvanceB ? i : 0), ha, hb, all16, lo, hi);
-    const __m512 v1 =
-        arith_lanes<Op, AdvanceA, AdvanceB>(a + (AdvanceA ? i + 16 : 0), b + (AdvanceB ? i + 16 : 0), ha, hb, all16, lo, hi);
+    const __m512 v0 =
+        arith_lanes<Op, AdvanceA, AdvanceB, Clamp>(a + (AdvanceA ? i : 0), b + (AdvanceB ? i : 0), ha, hb, all16, lo, hi);
+    const __m512 v1 = arith_lanes<Op, AdvanceA, AdvanceB, Clamp>(a + (AdvanceA ? i + 16 : 0),
+                                                                 b + (AdvanceB ? i + 16 : 0), ha, hb, all16, lo, hi);
     store64<Stream>(o + i, v0);
     store64<Stream>(o + i + 16, v1);
   }
@@ -176,7 +178,10 @@ template <arith Op, bool Stream>
 NNHAL_TARGET_AVX512 void arith_run_avx512(const float* a, std::size_t as, const float* b, std::size_t bs, float* o,
                                           std::size_t n, float_range r) {
   if (n == 0) return;
-  if (as && bs) arith_run_avx512<Op, true, true, Stream>(a, b, o, n, r);
+  // (Same-shape inputs without an activation, the common case, skip the clamp's two
+  // operations per vector.)
+  if (as && bs && r.lo == no_clamp.lo && r.hi == no_clamp.hi) arith_run_avx512<Op, true, true, Stream, false>(a, b, o, n, r);
+  else if (as && bs) arith_run_avx512<Op, true, true, Stream>(a, b, o, n, r);
   else if (as) arith_run_avx512<Op, true, false, Stream>(a, b, o, n, r);
   else if (bs) arith_run_avx512<Op, false, true, Stream>(a, b, o, n, r);
   else arith_run_avx512<Op, false, false, Stream>(a, b, o, n, r);
