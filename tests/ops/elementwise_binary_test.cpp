@@ -995,6 +995,7 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
   if (!nnhal::simd::cpu().avx512) return;
   std::mt19937 rng(0x11F0);
   int exact = 0, banded = 0, unused = 0, corrected = 0;
+  std::array<int, 4> word_forms{};  // plain, y's table, x's table, both tables
   for (int i = 0; i < 48; ++i) {
     const OpT op = i % 2 ? OpT::SUB : OpT::ADD;
     const OT type = i % 4 < 2 ? OT::TENSOR_QUANT8_ASYMM : OT::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -1060,9 +1061,21 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
       }
       CHECK(same_bytes(v, r) == "");
     };
+    // Each form through both kernels: the word kernel (VNNI and VBMI) and the int32 one.
+    const bool word_kernel = nnhal::simd::cpu().avx512_vnni && nnhal::simd::cpu().avx512_vbmi;
+    // (The word kernel runs exact forms only.)
+    CHECK(p.linear.words == (word_kernel && p.linear.band == 0));
+    if (p.linear.words)
+      ++word_forms[p.linear.corrected ? (p.linear.one_table ? (p.linear.y_table ? 1 : 2) : 3) : 0];
     auto check_type = [&] {
-      if (is_signed) check(ty::qs8{});
-      else check(ty::qu8{});
+      const bool kept = p.linear.words;
+      for (const bool words : {false, true}) {
+        if (words && !word_kernel) continue;
+        p.linear.words = words;
+        if (is_signed) check(ty::qs8{});
+        else check(ty::qu8{});
+      }
+      p.linear.words = kept;
     };
     check_type();
     if (p.linear.band < 0) continue;
@@ -1101,6 +1114,10 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
   MESSAGE("linear forms: " << exact << " exact everywhere, " << banded << " with a band, " << unused << " not used, "
                             << corrected << " corrected");
   if (nnhal::simd::cpu().avx512_vbmi) CHECK(corrected > 0);
+  MESSAGE("word kernel forms: " << word_forms[0] << " plain, " << word_forms[1] << " with y's table, " << word_forms[2]
+                                << " with x's, " << word_forms[3] << " with both");
+  if (nnhal::simd::cpu().avx512_vnni && nnhal::simd::cpu().avx512_vbmi)
+    for (const int count : word_forms) CHECK(count > 0);
   CHECK(exact > 0);
   CHECK(banded > 0);
   CHECK(unused > 0);

@@ -32,6 +32,12 @@ struct linear_form {
   std::int32_t a = 0, b = 0, c = 0, tie = 0, tie_step = 1, band = -1;
   int shift = 0;
   bool corrected = false;
+  // one_table: a corrected form with a table for one input only, y's when y_table, else
+  // x's (the other input's rescaling is exactly linear: that of the larger scale, whose
+  // multiplier is 1/2, rounds nothing). words: an exact form (band 0) that runs through
+  // words_run_avx512 (the CPU has VNNI and VBMI).
+  bool one_table = false, y_table = true;
+  bool words = false;
 };
 
 /// The multipliers and the linear form (what a run copies for itself).
@@ -74,12 +80,17 @@ inline bool linear_possible(const quant_core& p) noexcept {
   return p.out.shift <= 0 && p.in0.shift <= 0 && p.in1.shift <= 0 && p.out.mantissa_q31 != 0;
 }
 
+/// The largest |a|, |b| of a form: words_run_avx512 multiplies by a slope as two int16
+/// halves, a = 256 a_hi + a_lo with a_lo in [0, 255].
+inline constexpr double max_slope = (1 << 23) - 256;
+
 /// Fills in a form given its slopes, constant and tie at 2^shift (as doubles) and the
 /// largest |x a + y b| plus corrections: false when they do not fit int32.
 inline bool finish_form(linear_form& f, double as, double bs, double cs, double tie, double tie_step, double reach,
                         int s) {
   const double limit = std::ldexp(1.0, 31) - 2.0 - std::abs(tie_step);
   if (reach + std::abs(cs) >= limit || std::abs(tie) >= limit) return false;
+  if (std::max(std::abs(as), std::abs(bs)) > max_slope) return false;
   f.a = static_cast<std::int32_t>(as);
   f.b = static_cast<std::int32_t>(bs);
   f.c = static_cast<std::int32_t>(cs);
@@ -110,31 +121,46 @@ inline linear_form fit_linear(const quant_core& p, std::int32_t lo, std::int32_t
   return {};
 }
 
+/// Whether rescaled inputs t (of stored values lo, lo + 1, ...) are exactly linear.
+inline bool exactly_linear(const std::array<double, 256>& t) noexcept {
+  for (std::size_t v = 2; v < t.size(); ++v)
+    if (t[v] - t[v - 1] != t[1] - t[0]) return false;
+  return true;
+}
+
 /// The corrected form: the AOSP rescaled inputs t0[x], t1[y] (exact integers) make the
 /// sum (t0 + t1) m 2^-(31 + r) plus the roundings' offsets; x a + cx[x] is t0[x]'s share at
 /// 2^shift rounded, with a the mean slope and cx[x] the rest (|cx| <= 63, so that cx + cy
-/// fits a byte). The most fraction bits that allow it.
-inline linear_form fit_corrected(quant_params& p, std::int32_t lo, std::int32_t hi) {
+/// fits a byte). The most fraction bits that allow it. one_table: the exactly linear
+/// side's table all zero (its slope's rounding, at most half a unit per step, left to
+/// check_linear), the other's y_table (no form when neither side is exactly linear).
+inline linear_form fit_corrected(quant_params& p, std::int32_t lo, std::int32_t hi, bool one_table = false) {
   if (!linear_possible(p)) return {};
   std::array<double, 256> t0{}, t1{};
   for (std::int32_t v = lo; v <= hi; ++v) {
     t0[static_cast<std::size_t>(v - lo)] = quant::apply_multiplier((v - p.zp0) * (1 << left_shift), p.in0);
     t1[static_cast<std::size_t>(v - lo)] = quant::apply_multiplier((v - p.zp1) * (1 << left_shift), p.in1);
   }
+  const bool plain0 = one_table && exactly_linear(t0), plain1 = one_table && !plain0 && exactly_linear(t1);
+  if (one_table && !plain0 && !plain1) return {};
   const int r = -p.out.shift;  // output: floor((t m + 2^30 + (2^(r-1) - [t < 0]) 2^31) / 2^(31 + r))
   const double ext = std::max(std::abs(double(lo)), std::abs(double(hi)));
   for (int s = 30; s >= 8; --s) {
     const double lambda = std::ldexp(static_cast<double>(p.out.mantissa_q31), s - 31 - r);
-    // Slopes, and each value's remainder after its slope, centred.
-    auto split = [&](const std::array<double, 256>& t, std::array<std::int8_t, 256>& table, double& slope, double& base) {
+    // Slopes, and each value's remainder after its slope, centred (plain: all in the base).
+    auto split = [&](const std::array<double, 256>& t, std::array<std::int8_t, 256>& table, double& slope, double& base,
+                     bool plain) {
       slope = std::round(lambda * (t[255] - t[0]) / 255.0);
       double mn = 1e300, mx = -1e300;
       for (std::int32_t v = lo; v <= hi; ++v) {
-        const double rest = std::round(lambda * t[static_cast<std::size_t>(v - lo)]) - slope * v;
+        const double exact = lambda * t[static_cast<std::size_t>(v - lo)];
+        const double rest = (plain ? exact : std::round(exact)) - slope * v;
         mn = std::min(mn, rest);
         mx = std::max(mx, rest);
       }
       base = std::round((mn + mx) / 2);
+      table.fill(0);
+      if (plain) return true;
       if (mx - base > 63 || base - mn > 63) return false;
       for (std::int32_t v = lo; v <= hi; ++v)
         table[static_cast<std::uint8_t>(v)] =
@@ -142,12 +168,14 @@ inline linear_form fit_corrected(quant_params& p, std::int32_t lo, std::int32_t 
       return true;
     };
     double as = 0, bs = 0, base0 = 0, base1 = 0;
-    if (!split(t0, p.cx, as, base0) || !split(t1, p.cy, bs, base1)) continue;
+    if (!split(t0, p.cx, as, base0, plain0) || !split(t1, p.cy, bs, base1, plain1)) continue;
     const double offset = r > 0 ? std::ldexp(1.0, 30 - 31 - r + s) : 0.0;  // the 2^30 nudge, at 2^shift
     const double cs = std::round(std::ldexp(p.zp_out + 0.5, s) + offset) + base0 + base1;
     const double step = r > 0 ? std::max(1.0, std::round(std::ldexp(1.0, s - r))) : 0.0;
     linear_form f;
     f.corrected = true;
+    f.one_table = one_table;
+    f.y_table = !plain1;
     if (finish_form(f, as, bs, cs, std::round(std::ldexp(p.zp_out + 0.5, s) + offset), step,
                     ext * (std::abs(as) + std::abs(bs)) + 126, s))
       return f;
@@ -262,9 +290,33 @@ inline void repair_corrected(quant_params& p, const linear_form& f,
       entry = static_cast<std::int8_t>(entry - step);
       return false;
     };
-    if (!try_move(p.cx[static_cast<std::uint8_t>(x)], true, x)) try_move(p.cy[static_cast<std::uint8_t>(y)], false, y);
+    // (With one table, only that one's entries move.)
+    const bool x_table = !f.one_table || !f.y_table, y_table = !f.one_table || f.y_table;
+    if (!(x_table && try_move(p.cx[static_cast<std::uint8_t>(x)], true, x)) && y_table)
+      try_move(p.cy[static_cast<std::uint8_t>(y)], false, y);
   }
 }
+
+#if NNHAL_HAVE_X86_KERNELS
+/// check_linear of a corrected form f (p's tables), after repair_corrected when a few
+/// sums are on the wrong side of a whole number.
+inline void check_repaired(quant_params& p, linear_form& f, std::int32_t lo, std::int32_t hi) {
+  std::vector<std::pair<std::int32_t, std::int32_t>> misses;
+  check_linear(p, f, lo, hi, &misses);
+  if (f.band > 0 && misses.size() < 64) {
+    repair_corrected(p, f, misses, lo, hi);
+    f.band = 0;
+    check_linear(p, f, lo, hi);
+  }
+}
+/// Whether corrected form f, repaired, equals quant_sum everywhere; then it is p's.
+inline bool exact_corrected(quant_params& p, linear_form f, std::int32_t lo, std::int32_t hi) {
+  check_repaired(p, f, lo, hi);
+  if (f.band != 0) return false;
+  p.linear = f;
+  return true;
+}
+#endif
 
 }  // namespace detail
 
@@ -282,18 +334,18 @@ inline quant_params with_linear_form(const quant_params& multipliers, OperandTyp
   if (p.linear.band != 0 && simd::cpu().avx512_vbmi) {  // the corrected form, if it does better
     quant_params q = p;
     linear_form f = detail::fit_corrected(q, lo, hi);
-    std::vector<std::pair<std::int32_t, std::int32_t>> misses;
-    detail::check_linear(q, f, lo, hi, &misses);
-    if (f.band > 0 && misses.size() < 64) {  // a few sums on the wrong side of a whole number
-      detail::repair_corrected(q, f, misses, lo, hi);
-      f.band = 0;
-      detail::check_linear(q, f, lo, hi);
-    }
+    detail::check_repaired(q, f, lo, hi);
     if (f.band >= 0 && (p.linear.band < 0 || f.band < p.linear.band)) {
       q.linear = f;
       p = q;
     }
   }
+  const bool words = simd::cpu().avx512_vnni && simd::cpu().avx512_vbmi;
+  if (words && p.linear.corrected) {  // one table for the word kernel, if it is exact too
+    quant_params q = p;
+    if (detail::exact_corrected(q, detail::fit_corrected(q, lo, hi, true), lo, hi)) p = q;
+  }
+  p.linear.words = p.linear.band == 0 && words;
 #else
   (void)type;
 #endif
@@ -355,7 +407,7 @@ NNHAL_TARGET_AVX512 inline __m512i quant_sum_x16(__m512i x, __m512i y, const qua
 /// A linear form's constants in registers.
 struct form_regs {
   __m512i a, b, c, tie, tie_step, half, fraction_high, lo, hi;
-  __m128i shift;
+  __m512i shift;  // in every lane: vpsravd is one uop, a shift by an xmm count two
 };
 NNHAL_TARGET_AVX512 inline form_regs make_form_regs(const linear_form& f, quant::quant_range r) {
   // Lanes whose fraction lies within band (a power of two, 2^(k-1)) of a whole number:
@@ -370,7 +422,7 @@ NNHAL_TARGET_AVX512 inline form_regs make_form_regs(const linear_form& f, quant:
           _mm512_set1_epi32(static_cast<std::int32_t>(((std::uint32_t{1} << f.shift) - 1) >> k << k)),
           _mm512_set1_epi32(r.lo),
           _mm512_set1_epi32(r.hi),
-          _mm_cvtsi32_si128(f.shift)};
+          _mm512_set1_epi32(f.shift)};
 }
 
 /// The form's result, before the clamp, for 16 lanes of v = x a + y b + c (+ corrections);
@@ -380,7 +432,7 @@ NNHAL_TARGET_AVX512 inline __m512i form_result(const form_regs& k, __m512i v, st
   using simd::avx512::all16;
   v = _mm512_mask_sub_epi32(v, _mm512_cmplt_epi32_mask(v, k.tie), v, k.tie_step);
   if constexpr (Checked) near = _mm512_testn_epi32_mask(_mm512_add_epi32(v, k.half), k.fraction_high);
-  return _mm512_maskz_sra_epi32(all16, v, k.shift);
+  return _mm512_maskz_srav_epi32(all16, v, k.shift);
 }
 
 /// form_result, clamped and stored at o (16 values).
@@ -514,6 +566,116 @@ NNHAL_TARGET_AVX512_VBMI std::size_t corrected_run_avx512(const quant_core& p, c
 }
 #endif
 
+#if defined(NNHAL_TARGET_AVX512_VNNI_VBMI)
+/// The word kernel's constants (see words_run_avx512).
+struct words_regs {
+  form_regs k;
+  __m512i low, high;  // the slopes' word pairs: (a_lo, b_lo) and (a_hi, b_hi)
+  __m512i c, flip, high_flip, lo, hi;
+  __m512i select[4];  // byte q of each dword
+  __m512i transpose;  // in each 128-bit lane, byte 4i + q from byte 4q + i
+};
+NNHAL_TARGET_AVX512_VNNI_VBMI inline words_regs make_words_regs(const linear_form& f, quant::quant_range r,
+                                                                bool is_signed) {
+  words_regs w;
+  w.k = make_form_regs(f, r);
+  // a = 256 a_hi + a_lo with a_lo in [0, 255]; likewise b.
+  auto words = [](std::int32_t a, std::int32_t b) {
+    return static_cast<std::int32_t>((static_cast<std::uint32_t>(b) << 16) | static_cast<std::uint32_t>(a & 0xFFFF));
+  };
+  w.low = _mm512_set1_epi32(words(f.a & 255, f.b & 255));
+  w.high = _mm512_set1_epi32(words(f.a >> 8, f.b >> 8));
+  // u a + w b = (u, w).(a_lo, b_lo) + (256 (u - 128), 256 (w - 128)).(a_hi, b_hi) + 32768
+  // (a_hi + b_hi), with u = x - lo_value; the constant also takes lo_value (a + b)
+  // (wrapping: every partial sum is exact mod 2^32 and the final one fits).
+  const std::int64_t lo_value = is_signed ? -128 : 0;
+  const std::int64_t c =
+      std::int64_t{f.c} + lo_value * (std::int64_t{f.a} + f.b) + 32768 * (std::int64_t{f.a >> 8} + (f.b >> 8));
+  w.c = _mm512_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(c)));
+  w.flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  w.high_flip = _mm512_set1_epi16(static_cast<std::int16_t>(-32768));
+  w.lo = _mm512_set1_epi8(static_cast<char>(r.lo));
+  w.hi = _mm512_set1_epi8(static_cast<char>(r.hi));
+  for (int q = 0; q < 4; ++q) w.select[q] = _mm512_set1_epi32(1 << (8 * q));
+  alignas(64) std::uint8_t idx[64];
+  for (int j = 0; j < 64; ++j) idx[j] = static_cast<std::uint8_t>(4 * (j % 4) + (j % 16) / 4);
+  w.transpose = _mm512_load_si512(idx);
+  return w;
+}
+
+/// Quarter Q's v = c + u a + w b + corrections (before the shift) from its word pairs
+/// `pairs` = (u, w) and the corrections transposed (byte Q of dword i is its value's).
+template <int Q, bool Corrected>
+NNHAL_TARGET_AVX512_VNNI_VBMI [[gnu::always_inline]] inline __m512i words_quarter(const words_regs& w, __m512i pairs,
+                                                                                 __m512i corr) {
+  const __m512i high = _mm512_xor_si512(_mm512_slli_epi16(pairs, 8), w.high_flip);  // 256 (u - 128), ...
+  __m512i acc = _mm512_dpwssd_epi32(w.c, pairs, w.low);
+  acc = _mm512_dpwssd_epi32(acc, high, w.high);
+  if constexpr (Corrected) acc = _mm512_dpbusd_epi32(acc, w.select[Q], corr);
+  return acc;
+}
+
+/// An exact form's run (band 0) on VNNI and VBMI, 64 values at a time. Unpacks widen
+/// the stored values to word pairs (u, w) in dwords, without a byte permute (two cycles
+/// each on this class of CPU) or vpmulld: quarter q, lane 4L + i holds value 16L + 4q + i.
+/// Two vpdpwssd multiply by the full slopes, as words (u, w) against (a_lo, b_lo) and
+/// (256 (u - 128), 256 (w - 128)) against (a_hi, b_hi). The corrections (from x's table
+/// with CorrX, y's with CorrY), looked up by byte permutes and transposed within 128-bit
+/// lanes, are added by one vpdpbusd that picks each dword's byte. Packs undo the unpacks'
+/// order. Returns how many values it did (multiples of 64).
+template <bool CorrX, bool CorrY, class S>
+NNHAL_TARGET_AVX512_VNNI_VBMI std::size_t words_run_avx512(const quant_core& p, const std::int8_t* cx,
+                                                           const std::int8_t* cy, const S* a, std::size_t as,
+                                                           const S* b, std::size_t bs, S* o, std::size_t n,
+                                                           quant::quant_range r) {
+  constexpr bool Corrected = CorrX || CorrY;
+  constexpr __mmask32 all32 = ~__mmask32{0};
+  constexpr __mmask64 all64 = ~__mmask64{0};
+  const words_regs w = make_words_regs(p.linear, r, std::is_signed_v<S>);
+  __m512i tx[4], ty[4];
+  for (int t = 0; t < 4; ++t) {
+    tx[t] = CorrX ? _mm512_loadu_si512(cx + 64 * t) : _mm512_setzero_si512();
+    ty[t] = CorrY ? _mm512_loadu_si512(cy + 64 * t) : _mm512_setzero_si512();
+  }
+  const __m512i a_bytes = _mm512_set1_epi8(static_cast<char>(a[0])), b_bytes = _mm512_set1_epi8(static_cast<char>(b[0]));
+  const __m512i zero = _mm512_setzero_si512();
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i x = as ? _mm512_loadu_si512(a + i) : a_bytes, y = bs ? _mm512_loadu_si512(b + i) : b_bytes;
+    __m512i corr = zero;
+    if constexpr (CorrX && CorrY) corr = _mm512_add_epi8(lookup_x64(x, tx), lookup_x64(y, ty));
+    else if constexpr (CorrX) corr = lookup_x64(x, tx);
+    else if constexpr (CorrY) corr = lookup_x64(y, ty);
+    if constexpr (Corrected) corr = _mm512_maskz_shuffle_epi8(all64, corr, w.transpose);
+    // u = x - lo_value: the stored byte (unsigned) or its top bit flipped (signed).
+    const __m512i u = std::is_signed_v<S> ? _mm512_xor_si512(x, w.flip) : x;
+    const __m512i v = std::is_signed_v<S> ? _mm512_xor_si512(y, w.flip) : y;
+    const __m512i u_low = _mm512_maskz_unpacklo_epi8(all64, u, zero), u_high = _mm512_maskz_unpackhi_epi8(all64, u, zero);
+    const __m512i v_low = _mm512_maskz_unpacklo_epi8(all64, v, zero), v_high = _mm512_maskz_unpackhi_epi8(all64, v, zero);
+    std::uint16_t unused = 0;
+    const __m512i q0 = form_result<false>(
+        w.k, words_quarter<0, Corrected>(w, _mm512_maskz_unpacklo_epi16(all32, u_low, v_low), corr), unused);
+    const __m512i q1 = form_result<false>(
+        w.k, words_quarter<1, Corrected>(w, _mm512_maskz_unpackhi_epi16(all32, u_low, v_low), corr), unused);
+    const __m512i q2 = form_result<false>(
+        w.k, words_quarter<2, Corrected>(w, _mm512_maskz_unpacklo_epi16(all32, u_high, v_high), corr), unused);
+    const __m512i q3 = form_result<false>(
+        w.k, words_quarter<3, Corrected>(w, _mm512_maskz_unpackhi_epi16(all32, u_high, v_high), corr), unused);
+    const __m512i w01 = _mm512_maskz_packs_epi32(all32, q0, q1), w23 = _mm512_maskz_packs_epi32(all32, q2, q3);
+    __m512i bytes;
+    if constexpr (std::is_signed_v<S>) {
+      bytes = _mm512_maskz_packs_epi16(all64, w01, w23);
+      bytes = _mm512_maskz_min_epi8(all64, _mm512_maskz_max_epi8(all64, bytes, w.lo), w.hi);
+    } else {
+      bytes = _mm512_maskz_packus_epi16(all64, w01, w23);
+      bytes = _mm512_maskz_min_epu8(all64, _mm512_maskz_max_epu8(all64, bytes, w.lo), w.hi);
+    }
+    _mm512_storeu_si512(o + i, bytes);
+  }
+  return i;
+}
+#endif
+
 /// One run of quantized ADD, 16 lanes at a time; equal to quant_sum bit for bit.
 template <class S>
 NNHAL_TARGET_AVX512 void quant_run_avx512(const quant_params& params, const S* a, std::size_t as, const S* b,
@@ -523,7 +685,19 @@ NNHAL_TARGET_AVX512 void quant_run_avx512(const quant_params& params, const S* a
   // otherwise reload the parameters, and redo everything derived from them, per step.
   const quant_core p = params;
   std::size_t i = 0;
-  if (p.linear.band >= 0 && p.linear.corrected) {
+  if (p.linear.band == 0 && p.linear.words) {
+#if defined(NNHAL_TARGET_AVX512_VNNI_VBMI)
+    const std::int8_t *cx = params.cx.data(), *cy = params.cy.data();
+    const linear_form& f = p.linear;
+    const auto run = [&]<bool CorrX, bool CorrY>() {
+      return words_run_avx512<CorrX, CorrY>(p, cx, cy, a, as, b, bs, o, n, r);
+    };
+    if (!f.corrected) i = run.template operator()<false, false>();
+    else if (!f.one_table) i = run.template operator()<true, true>();
+    else if (f.y_table) i = run.template operator()<false, true>();
+    else i = run.template operator()<true, false>();
+#endif
+  } else if (p.linear.band >= 0 && p.linear.corrected) {
 #if defined(NNHAL_TARGET_AVX512_VBMI)
     i = p.linear.band == 0 ? corrected_run_avx512<false>(p, params.cx.data(), params.cy.data(), a, as, b, bs, o, n, r)
                            : corrected_run_avx512<true>(p, params.cx.data(), params.cy.data(), a, as, b, bs, o, n, r);
