@@ -567,6 +567,14 @@ NNHAL_TARGET_AVX512_VBMI std::size_t corrected_run_avx512(const quant_core& p, c
 #endif
 
 #if defined(NNHAL_TARGET_AVX512_VNNI_VBMI)
+/// In each 128-bit lane, byte 4i + q from byte 4q + i (made once, not per run: a
+/// broadcast calls the kernel once per short run).
+alignas(64) inline constexpr std::array<std::uint8_t, 64> words_transpose = [] {
+  std::array<std::uint8_t, 64> t{};
+  for (std::size_t j = 0; j < 64; ++j) t[j] = static_cast<std::uint8_t>(4 * (j % 4) + (j % 16) / 4);
+  return t;
+}();
+
 /// The word kernel's constants (see words_run_avx512).
 struct words_regs {
   form_regs k;
@@ -597,9 +605,7 @@ NNHAL_TARGET_AVX512_VNNI_VBMI inline words_regs make_words_regs(const linear_for
   w.lo = _mm512_set1_epi8(static_cast<char>(r.lo));
   w.hi = _mm512_set1_epi8(static_cast<char>(r.hi));
   for (int q = 0; q < 4; ++q) w.select[q] = _mm512_set1_epi32(1 << (8 * q));
-  alignas(64) std::uint8_t idx[64];
-  for (int j = 0; j < 64; ++j) idx[j] = static_cast<std::uint8_t>(4 * (j % 4) + (j % 16) / 4);
-  w.transpose = _mm512_load_si512(idx);
+  w.transpose = _mm512_load_si512(words_transpose.data());
   return w;
 }
 

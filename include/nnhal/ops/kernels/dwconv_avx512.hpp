@@ -811,19 +811,11 @@ NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_q8_row2(dw3_q8_r
                                                                         std::index_sequence<J...>) {
   (dw3_q8_column<St, J>(widen_x16<std::uint8_t>(_mm_maskz_loadu_epi8(m, r.x[2] + J * ch)), r.w2, r.acc), ...);
 }
-/// The high words of G values a and b (q + zp as int16, see q8_lanes) packed as
-/// _mm512_packs_epi32 packs: two shifts and a pack, where high_words' word permute takes
-/// two cycles of the shuffle port.
-NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i dw3_high_words(__m512i a, __m512i b) {
-  using simd::avx512::all16;
-  return _mm512_maskz_packs_epi32(~__mmask32{0}, _mm512_maskz_srai_epi32(all16, a, 16),
-                                  _mm512_maskz_srai_epi32(all16, b, 16));
-}
-
 /// The pass's n output pixels, requantized. A whole pass (n = dw3_px) without left
 /// shifts takes the float path for all its pixels (the fixed point for all if a lane lies
 /// next to a rounding boundary), narrowed four pixels at a time: their 16-channel vectors
-/// packed into one register, pixel p's bytes in its 128-bit lane p, each stored by a
+/// packed into one register (their G values' high words, q + zp, see q8_lanes), pixel
+/// p's bytes in its 128-bit lane p, each stored by a
 /// masked store at the pixel's place less 16 p bytes (where before each pixel narrowed
 /// and stored on its own: vpmovdb is two shuffle-port uops).
 template <class S>
@@ -850,7 +842,8 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void dw3_q8_finish(const dw3_q
 #pragma GCC unroll 2
   for (std::size_t i = 0; i < dw3_px; i += 4) {
     const __m512i v =
-        simd::avx512::narrow_x64_words<S>(dw3_high_words(g[i], g[i + 1]), dw3_high_words(g[i + 2], g[i + 3]), lo8, hi8);
+        simd::avx512::narrow_x64_words<S>(simd::avx512::packs_high_halves(g[i], g[i + 1]),
+                                          simd::avx512::packs_high_halves(g[i + 2], g[i + 3]), lo8, hi8);
 #pragma GCC unroll 4
     for (std::size_t q = 0; q < 4; ++q)
       _mm512_mask_storeu_epi8(out + (i + q) * ch + c - 16 * q, static_cast<__mmask64>(m) << (16 * q), v);

@@ -397,11 +397,8 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
       __m512i g[4];
 #pragma GCC unroll 4
       for (std::size_t k = 0; k < 4; ++k) g[k] = quantize_fixed::g16(_mm512_loadu_ps(src + i + 16 * k), mul, add);
-      __m512i q[4];
-#pragma GCC unroll 4
-      for (std::size_t k = 0; k < 4; ++k) q[k] = _mm512_maskz_srai_epi32(all16, g[k], 16);  // in int16's range
-      simd::avx512::store64<Stream>(dst + i, simd::avx512::pack_x64_words<S>(_mm512_maskz_packs_epi32(all32, q[0], q[1]),
-                                                                            _mm512_maskz_packs_epi32(all32, q[2], q[3])));
+      simd::avx512::store64<Stream>(dst + i, simd::avx512::pack_x64_words<S>(simd::avx512::packs_high_halves(g[0], g[1]),
+                                                                            simd::avx512::packs_high_halves(g[2], g[3])));
       const __m512i lowest = _mm512_maskz_min_epu16(all32, _mm512_maskz_min_epu16(all32, g[0], g[1]),
                                                     _mm512_maskz_min_epu16(all32, g[2], g[3]));
       if (_mm512_mask_cmplt_epu16_mask(low_words, lowest, tie_below)) [[unlikely]]

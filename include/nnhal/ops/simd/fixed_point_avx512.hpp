@@ -106,6 +106,14 @@ NNHAL_TARGET_AVX512 inline void store_x16(S* p, __m512i v, __m512i lo, __m512i h
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_maskz_cvtepi32_epi8(all16, v));
 }
 
+/// The high 16 bits of a's and b's int32 lanes packed with saturation as
+/// _mm512_packs_epi32 packs (two shifts and a pack: a word permute gathering them takes
+/// two cycles of the shuffle port on current cores).
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline __m512i packs_high_halves(__m512i a, __m512i b) {
+  return _mm512_maskz_packs_epi32(~__mmask32{0}, _mm512_maskz_srai_epi32(all16, a, 16),
+                                  _mm512_maskz_srai_epi32(all16, b, 16));
+}
+
 /// 64 values held as int16 in two registers laid out as _mm512_packs_epi32 leaves them
 /// (128-bit lane L: values 4L .. 4L + 3 of the first and second of four sources in w01,
 /// of the third and fourth in w23), narrowed to S with saturation and put in order: one
