@@ -163,15 +163,16 @@ class dw3_padded_rows {
     buf_ = storage.data();
     std::fill(buf_ + slots * width_, buf_ + (slots + 1) * width_, pad_);
   }
-  /// Padded input row iy of batch b; null when iy is in the padding.
-  const T* row(std::size_t b, std::int64_t iy, std::span<const std::int64_t, 3> needed) {
+  /// Padded input row iy of batch b; null when iy is in the padding. `needed`: the tags
+  /// (b * in_h + iy) of the rows the caller reads with it, kept (at most slots - 1).
+  const T* row(std::size_t b, std::int64_t iy, std::span<const std::int64_t> needed) {
     if (iy < 0 || iy >= std::int64_t{g_.in_h}) return nullptr;
     const std::int64_t tag = static_cast<std::int64_t>(b) * g_.in_h + iy;
     std::size_t s = slots;
     for (std::size_t i = 0; i < slots; ++i)
       if (tags_[i] == tag) return buf_ + i * width_;
-    // Replace a row this output row does not read: the slots hold distinct tags, so at most
-    // three of them are needed and one of the four is free.
+    // Replace a row the caller does not read: the slots hold distinct tags, so at most
+    // slots - 1 of them are needed and one is free.
     for (std::size_t i = 0; i < slots && s == slots; ++i)
       if (std::find(needed.begin(), needed.end(), tags_[i]) == needed.end()) s = i;
     tags_[s] = tag;
@@ -196,14 +197,14 @@ class dw3_padded_rows {
   const T* pad_row() const { return buf_ + slots * width_; }
 
  private:
-  static constexpr std::size_t slots = 4;
+  static constexpr std::size_t slots = 5;
   const geometry& g_;
   const T* in_;
   T pad_, flip_;
   std::size_t width_ = 0;  // elements of one padded row
   T* buf_ = nullptr;  // slots rows, then the row of padding values
   static constexpr std::int64_t empty = std::numeric_limits<std::int64_t>::min();  // never a row's tag
-  std::array<std::int64_t, slots> tags_{empty, empty, empty, empty};
+  std::array<std::int64_t, slots> tags_{empty, empty, empty, empty, empty};
 };
 
 /// Runs pass(p, out_row) over every pass of every output row (rows in parallel when
@@ -258,6 +259,98 @@ void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T fl
         p.inside_lo = static_cast<std::size_t>(std::clamp<std::int64_t>(-p.ix0, 0, used));
         p.inside_hi = std::max(p.inside_lo, p.need);
         pass(p, out + r * out_row);
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// Quant8 3x3 at horizontal stride 1 over quad rows. Two output rows (vertical stride equal
+// to vertical dilation) read four input rows; interleaved byte by byte, each input column
+// of 16 channels is one register of dwords (row 0, row 1, row 2, row 3), and one vpdpbusd
+// by the filter bytes (w0, w1, w2, 0) of a tap column adds the upper output row's three
+// filter rows' products, by (0, w0, w1, w2) the lower's: 3 vpdpbusd per output vector,
+// where the pairs kernel (dw3_q8_block) takes 6 vpdpwssd and pairs its rows on the shuffle
+// port for every output row. Filters need every w - zw below 255 (two int8 parts: see
+// dw_q8_filter::quads3). At stride 2 two output rows share no three rows and the pairs
+// kernel stays (the quad's fourth row would be wasted, and its build is not paid back).
+// ---------------------------------------------------------------------------------
+
+/// Four padded uint8 rows (`n` bytes from each of r) interleaved byte by byte into `q`:
+/// dword j holds byte j of rows 0, 1, 2, 3 (low to high), for j < n rounded up to 64 (the
+/// rest read as zeros). Per 64 bytes, vpermd first transposes each row's 4x4 dwords, so
+/// that the unpacks (which work within 128-bit lanes) leave the bytes in order in four
+/// registers.
+NNHAL_TARGET_AVX512 inline void dw3_quad(const std::array<const std::uint8_t*, 4>& r, std::size_t n, std::int32_t* q) {
+  const __m512i transpose = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  for (std::size_t j = 0; j < n; j += 64) {
+    const __mmask64 m = n - j >= 64 ? ~__mmask64{0} : (__mmask64{1} << (n - j)) - 1;
+    __m512i v[4];
+#pragma GCC unroll 4
+    for (std::size_t k = 0; k < 4; ++k)
+      v[k] = _mm512_maskz_permutexvar_epi32(simd::avx512::all16, transpose, _mm512_maskz_loadu_epi8(m, r[k] + j));
+    const __m512i lo01 = _mm512_unpacklo_epi8(v[0], v[1]), hi01 = _mm512_unpackhi_epi8(v[0], v[1]);
+    const __m512i lo23 = _mm512_unpacklo_epi8(v[2], v[3]), hi23 = _mm512_unpackhi_epi8(v[2], v[3]);
+    _mm512_storeu_si512(q + j, _mm512_unpacklo_epi16(lo01, lo23));
+    _mm512_storeu_si512(q + j + 16, _mm512_unpackhi_epi16(lo01, lo23));
+    _mm512_storeu_si512(q + j + 32, _mm512_unpacklo_epi16(hi01, hi23));
+    _mm512_storeu_si512(q + j + 48, _mm512_unpackhi_epi16(hi01, hi23));
+  }
+}
+
+/// Channels per quad of dw3_quad_passes: a pass's 10 columns of 128 channels are 5 KiB of
+/// quad, which stays in L1 with the rows it is built from. A quad of a whole row would not
+/// (qc8 56x56x128, one core: 115 us with quads of whole rows, 90 with a pass's).
+inline constexpr std::size_t dw3_quad_channels = 128;
+
+/// Whether the quad kernels take `g` (dw3_applies and the filter's quads3 given).
+inline bool dw3_quad_applies(const geometry& g) { return g.stride_w == 1 && g.stride_h == g.dil_h; }
+
+/// dw3_passes for the quad kernels (dw3_quad_applies(g)): runs pass(q, ldq, c0, cn, n,
+/// out0, out1) over every pass of every pair of output rows, in chunks of channels
+/// [c0, c0 + cn): q holds the dw3_quad of the pass's columns of the pair's four padded
+/// input rows (copied as dw3_padded_rows's, with `pad` and `flip`), column j's channel
+/// c0 + k at q[j * ldq + k]; n the pass's pixels; out0 and out1 the two output rows at the
+/// pass's first pixel. The last output row of an odd count pairs with none (out1 null, the
+/// quad's fourth row the padding row).
+template <class O, class Pass>
+void dw3_quad_passes(const geometry& g, const std::uint8_t* in, O* out, std::uint8_t pad, std::uint8_t flip,
+                     exec::parallel_context* par, Pass&& pass) {
+  const std::size_t out_row = std::size_t{g.out_w} * g.out_c, ch = g.in_c, pairs = (std::size_t{g.out_h} + 1) / 2;
+  const std::size_t cols = dw3_cols<1>, ldq = std::min(ch, dw3_quad_channels);
+  for_blocks(std::size_t{g.batches} * pairs, 1, par, [&](std::size_t u0, std::size_t u1) {
+    dw3_padded_rows<std::uint8_t> copies(g, in, pad, flip);
+    thread_local std::vector<std::int32_t> quad;
+    if (quad.size() < cols * ldq + 64) quad.resize(cols * ldq + 64);
+    for (std::size_t u = u0; u < u1; ++u) {
+      const std::size_t b = u / pairs, oy = u % pairs * 2, rows = std::min<std::size_t>(2, g.out_h - oy);
+      std::array<std::int64_t, 4> iy{}, needed{};
+      for (std::size_t k = 0; k < 4; ++k) {
+        iy[k] = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top + static_cast<std::int64_t>(k) * g.dil_h;
+        needed[k] = static_cast<std::int64_t>(b) * g.in_h + iy[k];
+      }
+      const std::span<const std::int64_t> used(needed.data(), rows + 2);
+      std::array<const std::uint8_t*, 4> r{};
+      for (std::size_t k = 0; k < 4; ++k) {
+        const std::uint8_t* row = k < rows + 2 ? copies.row(b, iy[k], used) : nullptr;
+        r[k] = row ? row : copies.pad_row();
+      }
+      O* o0 = out + (b * g.out_h + oy) * out_row;
+      O* o1 = rows == 2 ? o0 + out_row : nullptr;
+      for (std::size_t ox0 = 0; ox0 < g.out_w; ox0 += dw3_px) {
+        const std::size_t n = std::min<std::size_t>(dw3_px, g.out_w - ox0);
+        for (std::size_t c0 = 0; c0 < ch; c0 += ldq) {
+          const std::size_t cn = std::min(ldq, ch - c0);
+          const auto at = [&](std::size_t j) {
+            const std::size_t off = (ox0 + j) * ch + c0;
+            return std::array<const std::uint8_t*, 4>{r[0] + off, r[1] + off, r[2] + off, r[3] + off};
+          };
+          if (ldq == ch) dw3_quad(at(0), cols * ch, quad.data());  // the columns are contiguous
+          else
+            for (std::size_t j = 0; j < cols; ++j) dw3_quad(at(j), cn, quad.data() + j * ldq);
+          const std::size_t off = ox0 * ch;
+          pass(quad.data(), ldq, c0, cn, n, o0 + off, o1 ? o1 + off : nullptr);
+        }
       }
     }
   });
@@ -590,6 +683,14 @@ struct dw_q8_filter {
   // 3x3 filters, for vpdpwssd: [kx][ch] with rows 0 and 1 as int16 pairs (row 0 low),
   // then [kx][ch] with row 2 in the low half. Each w - zw fits int16 (|w - zw| <= 255).
   std::vector<std::int32_t> pairs3;
+  // 3x3 filters with every w - zw below 255, for vpdpbusd over dw3_quad rows: [2][kx][ch],
+  // variant 0 the bytes (row 0, row 1, row 2, 0) of tap column kx, variant 1 (0, row 0,
+  // row 1, row 2) (the output row below, whose filter rows start one quad row lower), of
+  // int8 parts: w - zw clamped to int8, then, when some w - zw lies outside int8
+  // (quads3_split), another [2][kx][ch] of the rest, also in int8 (|rest| < 128 as
+  // w - zw is in [-255, 254]). Empty otherwise.
+  std::vector<std::int32_t> quads3;
+  bool quads3_split = false;
 };
 inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
   const std::size_t ch = f.dims[3], taps = std::size_t{f.dims[1]} * f.dims[2];
@@ -613,6 +714,22 @@ inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
         d.pairs3[kx * ch + k] = static_cast<std::int32_t>(r0 | (r1 << 16));
         d.pairs3[(3 + kx) * ch + k] = static_cast<std::int32_t>(half(d.w[(6 + kx) * ch + k]));
       }
+    if (std::all_of(d.w.begin(), d.w.end(), [](std::int32_t v) { return v < 255; })) {
+      d.quads3_split = !std::all_of(d.w.begin(), d.w.end(), [](std::int32_t v) { return v >= -128 && v <= 127; });
+      d.quads3.resize((d.quads3_split ? 12 : 6) * ch);
+      const auto part = [](std::int32_t v, bool rest) {
+        const std::int32_t clamped = std::clamp(v, -128, 127);
+        return static_cast<std::uint32_t>(rest ? v - clamped : clamped) & 0xFFu;
+      };
+      for (std::size_t h = 0; h < (d.quads3_split ? 2u : 1u); ++h)
+        for (std::size_t kx = 0; kx < 3; ++kx)
+          for (std::size_t k = 0; k < ch; ++k) {
+            const std::uint32_t taps3 = part(d.w[kx * ch + k], h) | part(d.w[(3 + kx) * ch + k], h) << 8 |
+                                        part(d.w[(6 + kx) * ch + k], h) << 16;
+            d.quads3[(6 * h + kx) * ch + k] = static_cast<std::int32_t>(taps3);
+            d.quads3[(6 * h + 3 + kx) * ch + k] = static_cast<std::int32_t>(taps3 << 8);
+          }
+    }
   }
   return d;
 }
@@ -819,7 +936,7 @@ NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_q8_row2(dw3_q8_r
 /// masked store at the pixel's place less 16 p bytes (where before each pixel narrowed
 /// and stored on its own: vpmovdb is two shuffle-port uops).
 template <class S>
-NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void dw3_q8_finish(const dw3_q8_regs& r, std::size_t n,
+NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void dw3_q8_finish(const __m512i* acc, std::size_t n,
                                                                      std::size_t ch, std::size_t c, __mmask16 m,
                                                                      const q8_epilogue& e, S* out) {
   using simd::avx512::all16;
@@ -827,16 +944,16 @@ NNHAL_TARGET_AVX512 [[gnu::always_inline]] inline void dw3_q8_finish(const dw3_q
   if (lanes.any_left || n < dw3_px || ch < 16) {  // (ch >= 16: no store address before the row)
 #pragma GCC unroll 8
     for (std::size_t i = 0; i < dw3_px; ++i)
-      if (i < n) lanes.store(out + i * ch + c, m, r.acc[i]);
+      if (i < n) lanes.store(out + i * ch + c, m, acc[i]);
     return;
   }
   __m512i g[dw3_px];
   __m512i lows = q8_lanes::no_lows();
 #pragma GCC unroll 8
-  for (std::size_t i = 0; i < dw3_px; ++i) g[i] = lanes.fast_g(r.acc[i], lows);
+  for (std::size_t i = 0; i < dw3_px; ++i) g[i] = lanes.fast_g(acc[i], lows);
   if (lanes.fast_inexact(lows)) [[unlikely]] {
 #pragma GCC unroll 8
-    for (std::size_t i = 0; i < dw3_px; ++i) g[i] = lanes.exact_g(r.acc[i]);
+    for (std::size_t i = 0; i < dw3_px; ++i) g[i] = lanes.exact_g(acc[i]);
   }
   const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(e.lo)), hi8 = _mm512_set1_epi8(static_cast<char>(e.hi));
 #pragma GCC unroll 2
@@ -863,7 +980,7 @@ NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_q8_block(const d
                         r.w01, r.acc),
    ...);
   dw3_q8_row2<St>(r, ch, m, seq);
-  dw3_q8_finish(r, p.n, ch, c, m, e, out);
+  dw3_q8_finish(r.acc, p.n, ch, c, m, e, out);
 }
 /// dw3_q8_block pairing rows 0 and 1 with VBMI's byte permute.
 template <unsigned St, class S, std::size_t... J>
@@ -877,7 +994,7 @@ NNHAL_TARGET_AVX512_VNNI_VBMI [[gnu::always_inline]] inline void dw3_q8_block_vb
        dw3_pair_vbmi(_mm_maskz_loadu_epi8(m, r.x[0] + J * ch), _mm_maskz_loadu_epi8(m, r.x[1] + J * ch)), r.w01, r.acc),
    ...);
   dw3_q8_row2<St>(r, ch, m, seq);
-  dw3_q8_finish(r, p.n, ch, c, m, e, out);
+  dw3_q8_finish(r.acc, p.n, ch, c, m, e, out);
 }
 
 /// One quant8 3x3 pass over every channel; `wp` the filter as dw_q8_filter::pairs3.
@@ -893,6 +1010,73 @@ NNHAL_TARGET_AVX512_VNNI_VBMI void dw3_q8_pass_vbmi(const dw3_pass<std::uint8_t>
                                                    const std::int32_t* wp, const q8_epilogue& e, S* out) {
   constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
   for (std::size_t c = 0; c < ch; c += 16) dw3_q8_block_vbmi<St, S>(p, ch, c, lanes_mask(ch - c), wp, e, out, seq);
+}
+
+/// Quant8 3x3 over quad rows (dw3_quad): input column J, 16 channels whose dwords
+/// hold the four quad rows' bytes, read by tap column Kx of each of the Rows output rows
+/// (w[r][Kx]: that row's dw_q8_filter::quads3 variant; with Split, w[Rows + r][Kx]
+/// the rest's): one vpdpbusd (Split: two) per tap column adds the three filter rows'
+/// products.
+template <std::size_t J, std::size_t Rows, bool Split>
+NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_column(__m512i x, const __m512i (*w)[3],
+                                                                           __m512i (*acc)[dw3_px]) {
+#pragma GCC unroll 4
+  for (std::size_t h = 0; h < (Split ? 2 : 1); ++h)
+#pragma GCC unroll 2
+    for (std::size_t r = 0; r < Rows; ++r) {
+      const __m512i* wr = w[h * Rows + r];
+      if constexpr (dw3_uses<1, J, 0>) acc[r][dw3_pixel<1, J, 0>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<1, J, 0>], x, wr[0]);
+      if constexpr (dw3_uses<1, J, 1>) acc[r][dw3_pixel<1, J, 1>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<1, J, 1>], x, wr[1]);
+      if constexpr (dw3_uses<1, J, 2>) acc[r][dw3_pixel<1, J, 2>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<1, J, 2>], x, wr[2]);
+    }
+}
+/// Channels [c, c + 16) under `m` of one pass of the quad kernel: n output pixels of Rows
+/// output rows (out[r] each row's first pixel) from quad `q` (column J's first channel at
+/// q + J * ldq).
+template <std::size_t Rows, bool Split, class S, std::size_t... J>
+NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_block(const std::int32_t* q, std::size_t ldq,
+                                                                          std::size_t n, std::size_t ch, std::size_t c,
+                                                                          __mmask16 m, const std::int32_t* wq,
+                                                                          const q8_epilogue& e, S* const* out,
+                                                                          std::index_sequence<J...>) {
+  constexpr std::size_t parts = Split ? 2 : 1;
+  __m512i acc[Rows][dw3_px], w[parts * Rows][3];
+  const __m512i init = _mm512_loadu_si512(e.offset.data() + c);
+#pragma GCC unroll 2
+  for (std::size_t r = 0; r < Rows; ++r) {
+#pragma GCC unroll 8
+    for (std::size_t i = 0; i < dw3_px; ++i) acc[r][i] = init;
+  }
+#pragma GCC unroll 4
+  for (std::size_t h = 0; h < parts; ++h)
+#pragma GCC unroll 2
+    for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 3
+      for (std::size_t k = 0; k < 3; ++k)
+        w[h * Rows + r][k] = _mm512_maskz_loadu_epi32(m, wq + (6 * h + 3 * r + k) * ch + c);
+  (dw3_quad_column<J, Rows, Split>(_mm512_maskz_loadu_epi32(m, q + J * ldq), w, acc), ...);
+#pragma GCC unroll 2
+  for (std::size_t r = 0; r < Rows; ++r) dw3_q8_finish(acc[r], n, ch, c, m, e, out[r]);
+}
+/// Channels [c0, c0 + cn) of one pass of the quad kernel, q and ldq as dw3_quad_passes
+/// gives them; `wq` the filter as dw_q8_filter::quads3.
+template <std::size_t Rows, bool Split, class S>
+NNHAL_TARGET_AVX512_VNNI void dw3_quad_pass(const std::int32_t* q, std::size_t ldq, std::size_t c0, std::size_t cn,
+                                           std::size_t n, std::size_t ch, const std::int32_t* wq, const q8_epilogue& e,
+                                           S* const* out) {
+  constexpr auto seq = std::make_index_sequence<dw3_cols<1>>{};
+  for (std::size_t c = 0; c < cn; c += 16)
+    dw3_quad_block<Rows, Split, S>(q + c, ldq, n, ch, c0 + c, lanes_mask(cn - c), wq, e, out, seq);
+}
+/// dw3_quad_pass choosing Rows (out[1] null: one) and Split (f's).
+template <class S>
+void dw3_quad_pass_for(const std::int32_t* q, std::size_t ldq, std::size_t c0, std::size_t cn, std::size_t n,
+                       std::size_t ch, const dw_q8_filter& f, const q8_epilogue& e, S* const* out) {
+  const std::int32_t* wq = f.quads3.data();
+  if (out[1]) f.quads3_split ? dw3_quad_pass<2, true>(q, ldq, c0, cn, n, ch, wq, e, out)
+                             : dw3_quad_pass<2, false>(q, ldq, c0, cn, n, ch, wq, e, out);
+  else f.quads3_split ? dw3_quad_pass<1, true>(q, ldq, c0, cn, n, ch, wq, e, out)
+                      : dw3_quad_pass<1, false>(q, ldq, c0, cn, n, ch, wq, e, out);
 }
 
 /// Whether depthwise_q8_nhwc runs `g` with filter `f` through the 3x3 kernels. Those read
@@ -920,6 +1104,15 @@ void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, co
     constexpr std::uint8_t flip = std::is_signed_v<S> ? 0x80 : 0;
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(in);
     const auto pad = static_cast<std::uint8_t>(static_cast<std::uint8_t>(in_zp) ^ flip);
+    if (!f.quads3.empty() && dw3_quad_applies(g)) {
+      dw3_quad_passes(g, bytes, out, pad, flip, par,
+                      [&](const std::int32_t* q, std::size_t ldq, std::size_t c0, std::size_t cn, std::size_t n,
+                          S* o0, S* o1) {
+                        S* const o[2] = {o0, o1};
+                        dw3_quad_pass_for(q, ldq, c0, cn, n, ch, f, e, o);
+                      });
+      return;
+    }
     const bool vbmi = simd::cpu().avx512_vbmi;
     dw3_passes(g, bytes, out, true, pad, flip, par, [&](const dw3_pass<std::uint8_t>& p, S* row) {
       S* o = row + p.ox0 * ch;
