@@ -433,6 +433,14 @@ TEST_CASE("DEPTHWISE_CONV_2D 3x3, horizontal stride 1 or 2: the register-blocked
       // At least one output pixel: the padded input covers the (dilated) filter.
       g.in_w = static_cast<std::uint32_t>(std::max(r.uniform(1, 40), 3 - g.pad[0] - g.pad[1]));
       g.in_h = static_cast<std::uint32_t>(std::max(r.uniform(1, 6), 2 * g.dh + 1 - g.pad[2] - g.pad[3]));
+      // Every seventh case vertical stride 2 over taller inputs: several pairs of output
+      // rows, with and without vertical dilation (the quant8 quad kernel's stride 2 takes
+      // only the former).
+      if (n % 7 == 3) {
+        g.sh = 2;
+        g.dh = r.uniform(1, 2);
+        g.in_h = static_cast<std::uint32_t>(r.uniform(2 * g.dh + 1, 14));
+      }
       // Every third case a multiple of 32 channels, which float32 takes 32 at a time; every
       // fifth (not third) more than the quant8 quad kernel's 128 per quad, with a tail.
       if (n % 3 == 0) g.in_c = g.out_c = static_cast<std::uint32_t>(32 * r.uniform(1, 2));

@@ -164,15 +164,15 @@ class dw3_padded_rows {
     std::fill(buf_ + slots * width_, buf_ + (slots + 1) * width_, pad_);
   }
   /// Padded input row iy of batch b; null when iy is in the padding. `needed`: the tags
-  /// (b * in_h + iy) of the rows the caller reads with it, kept (at most slots - 1).
+  /// (b * in_h + iy) of the rows the caller reads with it (at most slots), which stay.
   const T* row(std::size_t b, std::int64_t iy, std::span<const std::int64_t> needed) {
     if (iy < 0 || iy >= std::int64_t{g_.in_h}) return nullptr;
     const std::int64_t tag = static_cast<std::int64_t>(b) * g_.in_h + iy;
     std::size_t s = slots;
     for (std::size_t i = 0; i < slots; ++i)
       if (tags_[i] == tag) return buf_ + i * width_;
-    // Replace a row the caller does not read: the slots hold distinct tags, so at most
-    // slots - 1 of them are needed and one is free.
+    // Replace a row the caller does not read: the slots hold distinct tags, not this
+    // one's, so at most slots - 1 of them are needed and one is free.
     for (std::size_t i = 0; i < slots && s == slots; ++i)
       if (std::find(needed.begin(), needed.end(), tags_[i]) == needed.end()) s = i;
     tags_[s] = tag;
@@ -272,8 +272,11 @@ void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T fl
 // filter rows' products, by (0, w0, w1, w2) the lower's: 3 vpdpbusd per output vector,
 // where the pairs kernel (dw3_q8_block) takes 6 vpdpwssd and pairs its rows on the shuffle
 // port for every output row. Filters need every w - zw below 255 (two int8 parts: see
-// dw_q8_filter::quads3). At stride 2 two output rows share no three rows and the pairs
-// kernel stays (the quad's fourth row would be wasted, and its build is not paid back).
+// dw_q8_filter::quads3). At stride 2 (horizontal and vertical, no vertical dilation) two
+// output rows read five input rows: the upper one quad rows 0 to 2, the lower one quad
+// rows 2 and 3 and the row after (widened, one more vpdpbusd), so every input row is
+// interleaved once; there the filter must be int8 (two parts would take 9 vpdpbusd
+// where the pairs kernel takes 6 vpdpwssd).
 // ---------------------------------------------------------------------------------
 
 /// Four padded uint8 rows (`n` bytes from each of r) interleaved byte by byte into `q`:
@@ -298,41 +301,41 @@ NNHAL_TARGET_AVX512 inline void dw3_quad(const std::array<const std::uint8_t*, 4
   }
 }
 
-/// Channels per quad of dw3_quad_passes: a pass's 10 columns of 128 channels are 5 KiB of
-/// quad, which stays in L1 with the rows it is built from. A quad of a whole row would not
+/// Channels per quad of dw3_quad_passes: a pass's 10 columns (17 at stride 2) of 128
+/// channels are 5 KiB (8.5) of quad, which stays in L1 with the rows it is built from. A quad of a whole row would not
 /// (qc8 56x56x128, one core: 115 us with quads of whole rows, 90 with a pass's).
 inline constexpr std::size_t dw3_quad_channels = 128;
 
-/// Whether the quad kernels take `g` (dw3_applies and the filter's quads3 given).
-inline bool dw3_quad_applies(const geometry& g) { return g.stride_w == 1 && g.stride_h == g.dil_h; }
-
-/// dw3_passes for the quad kernels (dw3_quad_applies(g)): runs pass(q, ldq, c0, cn, n,
-/// out0, out1) over every pass of every pair of output rows, in chunks of channels
-/// [c0, c0 + cn): q holds the dw3_quad of the pass's columns of the pair's four padded
-/// input rows (copied as dw3_padded_rows's, with `pad` and `flip`), column j's channel
-/// c0 + k at q[j * ldq + k]; n the pass's pixels; out0 and out1 the two output rows at the
-/// pass's first pixel. The last output row of an odd count pairs with none (out1 null, the
-/// quad's fourth row the padding row).
-template <class O, class Pass>
+/// dw3_passes for the quad kernels at stride St (dw3_quad_applies): runs pass(q, ldq, c0,
+/// cn, n, out0, out1, x4) over every pass of every pair of output rows, in chunks of
+/// channels [c0, c0 + cn): q holds the dw3_quad of the pass's columns of the pair's first
+/// four padded input rows (copied as dw3_padded_rows's, with `pad` and `flip`), column j's
+/// channel c0 + k at q[j * ldq + k]; n the pass's pixels; out0 and out1 the two output
+/// rows at the pass's first pixel; at stride 2, x4 the fifth input row at the pass's
+/// column 0 and channel c0. The last output row of an odd count pairs with none (out1 and
+/// x4 null; the quad's rows past its three, the padding row).
+template <unsigned St, class O, class Pass>
 void dw3_quad_passes(const geometry& g, const std::uint8_t* in, O* out, std::uint8_t pad, std::uint8_t flip,
                      exec::parallel_context* par, Pass&& pass) {
   const std::size_t out_row = std::size_t{g.out_w} * g.out_c, ch = g.in_c, pairs = (std::size_t{g.out_h} + 1) / 2;
-  const std::size_t cols = dw3_cols<1>, ldq = std::min(ch, dw3_quad_channels);
+  const std::size_t cols = dw3_cols<St>, ldq = std::min(ch, dw3_quad_channels);
   for_blocks(std::size_t{g.batches} * pairs, 1, par, [&](std::size_t u0, std::size_t u1) {
     dw3_padded_rows<std::uint8_t> copies(g, in, pad, flip);
     thread_local std::vector<std::int32_t> quad;
     if (quad.size() < cols * ldq + 64) quad.resize(cols * ldq + 64);
     for (std::size_t u = u0; u < u1; ++u) {
       const std::size_t b = u / pairs, oy = u % pairs * 2, rows = std::min<std::size_t>(2, g.out_h - oy);
-      std::array<std::int64_t, 4> iy{}, needed{};
-      for (std::size_t k = 0; k < 4; ++k) {
+      // Input rows read: 4 (stride 1) or 5 for two output rows, 3 for one.
+      const std::size_t reads = rows == 1 ? 3 : 3 + St;
+      std::array<std::int64_t, 5> iy{}, needed{};
+      for (std::size_t k = 0; k < 5; ++k) {
         iy[k] = static_cast<std::int64_t>(oy) * g.stride_h - g.pad_top + static_cast<std::int64_t>(k) * g.dil_h;
         needed[k] = static_cast<std::int64_t>(b) * g.in_h + iy[k];
       }
-      const std::span<const std::int64_t> used(needed.data(), rows + 2);
-      std::array<const std::uint8_t*, 4> r{};
-      for (std::size_t k = 0; k < 4; ++k) {
-        const std::uint8_t* row = k < rows + 2 ? copies.row(b, iy[k], used) : nullptr;
+      const std::span<const std::int64_t> used(needed.data(), reads);
+      std::array<const std::uint8_t*, 5> r{};
+      for (std::size_t k = 0; k < 5; ++k) {
+        const std::uint8_t* row = k < reads ? copies.row(b, iy[k], used) : nullptr;
         r[k] = row ? row : copies.pad_row();
       }
       O* o0 = out + (b * g.out_h + oy) * out_row;
@@ -342,14 +345,15 @@ void dw3_quad_passes(const geometry& g, const std::uint8_t* in, O* out, std::uin
         for (std::size_t c0 = 0; c0 < ch; c0 += ldq) {
           const std::size_t cn = std::min(ldq, ch - c0);
           const auto at = [&](std::size_t j) {
-            const std::size_t off = (ox0 + j) * ch + c0;
+            const std::size_t off = (ox0 * St + j) * ch + c0;
             return std::array<const std::uint8_t*, 4>{r[0] + off, r[1] + off, r[2] + off, r[3] + off};
           };
           if (ldq == ch) dw3_quad(at(0), cols * ch, quad.data());  // the columns are contiguous
           else
             for (std::size_t j = 0; j < cols; ++j) dw3_quad(at(j), cn, quad.data() + j * ldq);
           const std::size_t off = ox0 * ch;
-          pass(quad.data(), ldq, c0, cn, n, o0 + off, o1 ? o1 + off : nullptr);
+          pass(quad.data(), ldq, c0, cn, n, o0 + off, o1 ? o1 + off : nullptr,
+               St == 2 && o1 ? r[4] + ox0 * St * ch + c0 : nullptr);
         }
       }
     }
@@ -688,7 +692,9 @@ struct dw_q8_filter {
   // row 1, row 2) (the output row below, whose filter rows start one quad row lower), of
   // int8 parts: w - zw clamped to int8, then, when some w - zw lies outside int8
   // (quads3_split), another [2][kx][ch] of the rest, also in int8 (|rest| < 128 as
-  // w - zw is in [-255, 254]). Empty otherwise.
+  // w - zw is in [-255, 254]); when none does, [2][kx][ch] for stride 2 instead, the lower
+  // output row's filter rows from quad row 2 on: (0, 0, row 0, row 1), and row 2 as the
+  // low byte (for the row after the quad). Empty otherwise.
   std::vector<std::int32_t> quads3;
   bool quads3_split = false;
 };
@@ -716,7 +722,7 @@ inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
       }
     if (std::all_of(d.w.begin(), d.w.end(), [](std::int32_t v) { return v < 255; })) {
       d.quads3_split = !std::all_of(d.w.begin(), d.w.end(), [](std::int32_t v) { return v >= -128 && v <= 127; });
-      d.quads3.resize((d.quads3_split ? 12 : 6) * ch);
+      d.quads3.resize(12 * ch);
       const auto part = [](std::int32_t v, bool rest) {
         const std::int32_t clamped = std::clamp(v, -128, 127);
         return static_cast<std::uint32_t>(rest ? v - clamped : clamped) & 0xFFu;
@@ -728,6 +734,9 @@ inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
                                         part(d.w[(6 + kx) * ch + k], h) << 16;
             d.quads3[(6 * h + kx) * ch + k] = static_cast<std::int32_t>(taps3);
             d.quads3[(6 * h + 3 + kx) * ch + k] = static_cast<std::int32_t>(taps3 << 8);
+            if (d.quads3_split) continue;
+            d.quads3[(6 + kx) * ch + k] = static_cast<std::int32_t>(taps3 << 16);
+            d.quads3[(9 + kx) * ch + k] = static_cast<std::int32_t>(taps3 >> 16);
           }
     }
   }
@@ -1012,71 +1021,104 @@ NNHAL_TARGET_AVX512_VNNI_VBMI void dw3_q8_pass_vbmi(const dw3_pass<std::uint8_t>
   for (std::size_t c = 0; c < ch; c += 16) dw3_q8_block_vbmi<St, S>(p, ch, c, lanes_mask(ch - c), wp, e, out, seq);
 }
 
-/// Quant8 3x3 over quad rows (dw3_quad): input column J, 16 channels whose dwords
-/// hold the four quad rows' bytes, read by tap column Kx of each of the Rows output rows
-/// (w[r][Kx]: that row's dw_q8_filter::quads3 variant; with Split, w[Rows + r][Kx]
-/// the rest's): one vpdpbusd (Split: two) per tap column adds the three filter rows'
-/// products.
-template <std::size_t J, std::size_t Rows, bool Split>
-NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_column(__m512i x, const __m512i (*w)[3],
-                                                                           __m512i (*acc)[dw3_px]) {
+/// Quant8 3x3 over quad rows (dw3_quad): input column J, 16 channels whose dwords hold the
+/// four quad rows' bytes (x) and, at stride 2, the fifth row's widened (x4), read by tap
+/// column Kx of each of the Rows output rows: w[r][Kx] that row's dw_q8_filter::quads3
+/// variant for the quad (with Split, w[Rows + r][Kx] the rest's), w4[Kx] the lower row's
+/// for x4. One vpdpbusd (Split: two) per tap column adds the three filter rows' products
+/// (at stride 2, two for the lower row).
+template <unsigned St, std::size_t J, std::size_t Rows, bool Split>
+NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_column(__m512i x, __m512i x4, const __m512i (*w)[3],
+                                                                           const __m512i* w4, __m512i (*acc)[dw3_px]) {
 #pragma GCC unroll 4
   for (std::size_t h = 0; h < (Split ? 2 : 1); ++h)
 #pragma GCC unroll 2
     for (std::size_t r = 0; r < Rows; ++r) {
       const __m512i* wr = w[h * Rows + r];
-      if constexpr (dw3_uses<1, J, 0>) acc[r][dw3_pixel<1, J, 0>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<1, J, 0>], x, wr[0]);
-      if constexpr (dw3_uses<1, J, 1>) acc[r][dw3_pixel<1, J, 1>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<1, J, 1>], x, wr[1]);
-      if constexpr (dw3_uses<1, J, 2>) acc[r][dw3_pixel<1, J, 2>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<1, J, 2>], x, wr[2]);
+      if constexpr (dw3_uses<St, J, 0>) acc[r][dw3_pixel<St, J, 0>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<St, J, 0>], x, wr[0]);
+      if constexpr (dw3_uses<St, J, 1>) acc[r][dw3_pixel<St, J, 1>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<St, J, 1>], x, wr[1]);
+      if constexpr (dw3_uses<St, J, 2>) acc[r][dw3_pixel<St, J, 2>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<St, J, 2>], x, wr[2]);
     }
+  if constexpr (St == 2 && Rows == 2) {
+    if constexpr (dw3_uses<St, J, 0>) acc[1][dw3_pixel<St, J, 0>] = _mm512_dpbusd_epi32(acc[1][dw3_pixel<St, J, 0>], x4, w4[0]);
+    if constexpr (dw3_uses<St, J, 1>) acc[1][dw3_pixel<St, J, 1>] = _mm512_dpbusd_epi32(acc[1][dw3_pixel<St, J, 1>], x4, w4[1]);
+    if constexpr (dw3_uses<St, J, 2>) acc[1][dw3_pixel<St, J, 2>] = _mm512_dpbusd_epi32(acc[1][dw3_pixel<St, J, 2>], x4, w4[2]);
+  }
 }
 /// Channels [c, c + 16) under `m` of one pass of the quad kernel: n output pixels of Rows
 /// output rows (out[r] each row's first pixel) from quad `q` (column J's first channel at
-/// q + J * ldq).
-template <std::size_t Rows, bool Split, class S, std::size_t... J>
+/// q + J * ldq) and, at stride 2 with two rows, the fifth row x4 (column J's at
+/// x4 + J * ch).
+template <unsigned St, std::size_t Rows, bool Split, class S, std::size_t... J>
 NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_block(const std::int32_t* q, std::size_t ldq,
-                                                                          std::size_t n, std::size_t ch, std::size_t c,
-                                                                          __mmask16 m, const std::int32_t* wq,
-                                                                          const q8_epilogue& e, S* const* out,
-                                                                          std::index_sequence<J...>) {
+                                                                          const std::uint8_t* x4, std::size_t n,
+                                                                          std::size_t ch, std::size_t c, __mmask16 m,
+                                                                          const std::int32_t* wq, const q8_epilogue& e,
+                                                                          S* const* out, std::index_sequence<J...>) {
   constexpr std::size_t parts = Split ? 2 : 1;
-  __m512i acc[Rows][dw3_px], w[parts * Rows][3];
+  constexpr bool fifth = St == 2 && Rows == 2;
+  __m512i acc[Rows][dw3_px], w[parts * Rows][3], w4[3];
   const __m512i init = _mm512_loadu_si512(e.offset.data() + c);
 #pragma GCC unroll 2
   for (std::size_t r = 0; r < Rows; ++r) {
 #pragma GCC unroll 8
     for (std::size_t i = 0; i < dw3_px; ++i) acc[r][i] = init;
   }
+  // quads3's variants: [part][row] at stride 1; at stride 2 (one part) the upper row's,
+  // the lower row's for the quad (2), for the fifth row (3).
 #pragma GCC unroll 4
   for (std::size_t h = 0; h < parts; ++h)
 #pragma GCC unroll 2
     for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 3
-      for (std::size_t k = 0; k < 3; ++k)
-        w[h * Rows + r][k] = _mm512_maskz_loadu_epi32(m, wq + (6 * h + 3 * r + k) * ch + c);
-  (dw3_quad_column<J, Rows, Split>(_mm512_maskz_loadu_epi32(m, q + J * ldq), w, acc), ...);
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::size_t variant = St == 2 ? 2 * r : 2 * h + r;
+        w[h * Rows + r][k] = _mm512_maskz_loadu_epi32(m, wq + (3 * variant + k) * ch + c);
+      }
+#pragma GCC unroll 3
+  for (std::size_t k = 0; k < 3; ++k) w4[k] = fifth ? _mm512_maskz_loadu_epi32(m, wq + (9 + k) * ch + c) : w[0][k];
+  (dw3_quad_column<St, J, Rows, Split>(
+       _mm512_maskz_loadu_epi32(m, q + J * ldq),
+       fifth ? widen_x16<std::uint8_t>(_mm_maskz_loadu_epi8(m, x4 + J * ch)) : _mm512_setzero_si512(), w, w4, acc),
+   ...);
 #pragma GCC unroll 2
   for (std::size_t r = 0; r < Rows; ++r) dw3_q8_finish(acc[r], n, ch, c, m, e, out[r]);
 }
-/// Channels [c0, c0 + cn) of one pass of the quad kernel, q and ldq as dw3_quad_passes
-/// gives them; `wq` the filter as dw_q8_filter::quads3.
-template <std::size_t Rows, bool Split, class S>
-NNHAL_TARGET_AVX512_VNNI void dw3_quad_pass(const std::int32_t* q, std::size_t ldq, std::size_t c0, std::size_t cn,
-                                           std::size_t n, std::size_t ch, const std::int32_t* wq, const q8_epilogue& e,
-                                           S* const* out) {
-  constexpr auto seq = std::make_index_sequence<dw3_cols<1>>{};
+/// Channels [c0, c0 + cn) of one pass of the quad kernel, q, ldq and x4 as
+/// dw3_quad_passes gives them; `wq` the filter as dw_q8_filter::quads3. Not inlined: in
+/// the driver's loop (which GCC chose at stride 1), 112x112x32 took 8% longer.
+template <unsigned St, std::size_t Rows, bool Split, class S>
+NNHAL_TARGET_AVX512_VNNI [[gnu::noinline]] void dw3_quad_pass(const std::int32_t* q, std::size_t ldq, const std::uint8_t* x4,
+                                           std::size_t c0, std::size_t cn, std::size_t n, std::size_t ch,
+                                           const std::int32_t* wq, const q8_epilogue& e, S* const* out) {
+  constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
   for (std::size_t c = 0; c < cn; c += 16)
-    dw3_quad_block<Rows, Split, S>(q + c, ldq, n, ch, c0 + c, lanes_mask(cn - c), wq, e, out, seq);
+    dw3_quad_block<St, Rows, Split, S>(q + c, ldq, x4 ? x4 + c : nullptr, n, ch, c0 + c, lanes_mask(cn - c), wq, e,
+                                       out, seq);
 }
-/// dw3_quad_pass choosing Rows (out[1] null: one) and Split (f's).
-template <class S>
-void dw3_quad_pass_for(const std::int32_t* q, std::size_t ldq, std::size_t c0, std::size_t cn, std::size_t n,
-                       std::size_t ch, const dw_q8_filter& f, const q8_epilogue& e, S* const* out) {
+/// dw3_quad_pass at stride St choosing Rows (out[1] null: one) and Split (f's; never at
+/// stride 2).
+template <unsigned St, class S>
+void dw3_quad_pass_for(const std::int32_t* q, std::size_t ldq, const std::uint8_t* x4, std::size_t c0,
+                       std::size_t cn, std::size_t n, std::size_t ch, const dw_q8_filter& f, const q8_epilogue& e,
+                       S* const* out) {
   const std::int32_t* wq = f.quads3.data();
-  if (out[1]) f.quads3_split ? dw3_quad_pass<2, true>(q, ldq, c0, cn, n, ch, wq, e, out)
-                             : dw3_quad_pass<2, false>(q, ldq, c0, cn, n, ch, wq, e, out);
-  else f.quads3_split ? dw3_quad_pass<1, true>(q, ldq, c0, cn, n, ch, wq, e, out)
-                      : dw3_quad_pass<1, false>(q, ldq, c0, cn, n, ch, wq, e, out);
+  if constexpr (St == 2) {
+    if (out[1]) dw3_quad_pass<2, 2, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
+    else dw3_quad_pass<2, 1, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
+  } else if (out[1]) {
+    f.quads3_split ? dw3_quad_pass<1, 2, true>(q, ldq, x4, c0, cn, n, ch, wq, e, out)
+                   : dw3_quad_pass<1, 2, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
+  } else {
+    f.quads3_split ? dw3_quad_pass<1, 1, true>(q, ldq, x4, c0, cn, n, ch, wq, e, out)
+                   : dw3_quad_pass<1, 1, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
+  }
+}
+/// Whether the quad kernels take `g` with filter `f` (given dw3_q8_applies).
+inline bool dw3_quad_applies(const geometry& g, const dw_q8_filter& f) {
+  if (f.quads3.empty()) return false;
+  if (g.stride_w == 1) return g.stride_h == g.dil_h;
+  return g.stride_w == 2 && g.stride_h == 2 && g.dil_h == 1 && !f.quads3_split;
 }
 
 /// Whether depthwise_q8_nhwc runs `g` with filter `f` through the 3x3 kernels. Those read
@@ -1104,13 +1146,17 @@ void depthwise_q8_nhwc(const geometry& g, const S* in, const dw_q8_filter& f, co
     constexpr std::uint8_t flip = std::is_signed_v<S> ? 0x80 : 0;
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(in);
     const auto pad = static_cast<std::uint8_t>(static_cast<std::uint8_t>(in_zp) ^ flip);
-    if (!f.quads3.empty() && dw3_quad_applies(g)) {
-      dw3_quad_passes(g, bytes, out, pad, flip, par,
-                      [&](const std::int32_t* q, std::size_t ldq, std::size_t c0, std::size_t cn, std::size_t n,
-                          S* o0, S* o1) {
-                        S* const o[2] = {o0, o1};
-                        dw3_quad_pass_for(q, ldq, c0, cn, n, ch, f, e, o);
-                      });
+    if (dw3_quad_applies(g, f)) {
+      const auto pass = [&]<unsigned St>(std::integral_constant<unsigned, St>) {
+        dw3_quad_passes<St>(g, bytes, out, pad, flip, par,
+                            [&](const std::int32_t* q, std::size_t ldq, std::size_t c0, std::size_t cn, std::size_t n,
+                                S* o0, S* o1, const std::uint8_t* x4) {
+                              S* const o[2] = {o0, o1};
+                              dw3_quad_pass_for<St>(q, ldq, x4, c0, cn, n, ch, f, e, o);
+                            });
+      };
+      if (g.stride_w == 1) pass(std::integral_constant<unsigned, 1>{});
+      else pass(std::integral_constant<unsigned, 2>{});
       return;
     }
     const bool vbmi = simd::cpu().avx512_vbmi;
