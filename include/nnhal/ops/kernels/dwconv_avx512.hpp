@@ -265,8 +265,8 @@ void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T fl
 }
 
 // ---------------------------------------------------------------------------------
-// Quant8 3x3 at horizontal stride 1 over quad rows. Two output rows (vertical stride equal
-// to vertical dilation) read four input rows; interleaved byte by byte, each input column
+// Quant8 3x3 over quad rows. At horizontal stride 1, two output rows (vertical stride
+// equal to vertical dilation) read four input rows; interleaved byte by byte, each input column
 // of 16 channels is one register of dwords (row 0, row 1, row 2, row 3), and one vpdpbusd
 // by the filter bytes (w0, w1, w2, 0) of a tap column adds the upper output row's three
 // filter rows' products, by (0, w0, w1, w2) the lower's: 3 vpdpbusd per output vector,
@@ -302,8 +302,9 @@ NNHAL_TARGET_AVX512 inline void dw3_quad(const std::array<const std::uint8_t*, 4
 }
 
 /// Channels per quad of dw3_quad_passes: a pass's 10 columns (17 at stride 2) of 128
-/// channels are 5 KiB (8.5) of quad, which stays in L1 with the rows it is built from. A quad of a whole row would not
-/// (qc8 56x56x128, one core: 115 us with quads of whole rows, 90 with a pass's).
+/// channels are 5 KiB (8.5) of quad, which stays in L1 with the rows it is built from. A
+/// quad of a whole row would not (qc8 56x56x128, one core: 115 us with quads of whole
+/// rows, 90 with a pass's).
 inline constexpr std::size_t dw3_quad_channels = 128;
 
 /// dw3_passes for the quad kernels at stride St (dw3_quad_applies): runs pass(q, ldq, c0,
@@ -1026,24 +1027,22 @@ NNHAL_TARGET_AVX512_VNNI_VBMI void dw3_q8_pass_vbmi(const dw3_pass<std::uint8_t>
 /// column Kx of each of the Rows output rows: w[r][Kx] that row's dw_q8_filter::quads3
 /// variant for the quad (with Split, w[Rows + r][Kx] the rest's), w4[Kx] the lower row's
 /// for x4. One vpdpbusd (Split: two) per tap column adds the three filter rows' products
-/// (at stride 2, two for the lower row).
+/// (at stride 2, two for the lower row). dw3_quad_taps: one output row's, acc that row's
+/// accumulators and w its three tap columns' bytes.
+template <unsigned St, std::size_t J>
+NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_taps(__m512i x, const __m512i* w, __m512i* acc) {
+  if constexpr (dw3_uses<St, J, 0>) acc[dw3_pixel<St, J, 0>] = _mm512_dpbusd_epi32(acc[dw3_pixel<St, J, 0>], x, w[0]);
+  if constexpr (dw3_uses<St, J, 1>) acc[dw3_pixel<St, J, 1>] = _mm512_dpbusd_epi32(acc[dw3_pixel<St, J, 1>], x, w[1]);
+  if constexpr (dw3_uses<St, J, 2>) acc[dw3_pixel<St, J, 2>] = _mm512_dpbusd_epi32(acc[dw3_pixel<St, J, 2>], x, w[2]);
+}
 template <unsigned St, std::size_t J, std::size_t Rows, bool Split>
 NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_column(__m512i x, __m512i x4, const __m512i (*w)[3],
                                                                            const __m512i* w4, __m512i (*acc)[dw3_px]) {
 #pragma GCC unroll 4
   for (std::size_t h = 0; h < (Split ? 2 : 1); ++h)
 #pragma GCC unroll 2
-    for (std::size_t r = 0; r < Rows; ++r) {
-      const __m512i* wr = w[h * Rows + r];
-      if constexpr (dw3_uses<St, J, 0>) acc[r][dw3_pixel<St, J, 0>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<St, J, 0>], x, wr[0]);
-      if constexpr (dw3_uses<St, J, 1>) acc[r][dw3_pixel<St, J, 1>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<St, J, 1>], x, wr[1]);
-      if constexpr (dw3_uses<St, J, 2>) acc[r][dw3_pixel<St, J, 2>] = _mm512_dpbusd_epi32(acc[r][dw3_pixel<St, J, 2>], x, wr[2]);
-    }
-  if constexpr (St == 2 && Rows == 2) {
-    if constexpr (dw3_uses<St, J, 0>) acc[1][dw3_pixel<St, J, 0>] = _mm512_dpbusd_epi32(acc[1][dw3_pixel<St, J, 0>], x4, w4[0]);
-    if constexpr (dw3_uses<St, J, 1>) acc[1][dw3_pixel<St, J, 1>] = _mm512_dpbusd_epi32(acc[1][dw3_pixel<St, J, 1>], x4, w4[1]);
-    if constexpr (dw3_uses<St, J, 2>) acc[1][dw3_pixel<St, J, 2>] = _mm512_dpbusd_epi32(acc[1][dw3_pixel<St, J, 2>], x4, w4[2]);
-  }
+    for (std::size_t r = 0; r < Rows; ++r) dw3_quad_taps<St, J>(x, w[h * Rows + r], acc[r]);
+  if constexpr (St == 2 && Rows == 2) dw3_quad_taps<St, J>(x4, w4, acc[1]);
 }
 /// Channels [c, c + 16) under `m` of one pass of the quad kernel: n output pixels of Rows
 /// output rows (out[r] each row's first pixel) from quad `q` (column J's first channel at
