@@ -17,6 +17,7 @@
 #include <string>
 
 #include "nnhal/exec/driver.hpp"
+#include "support/buffer.hpp"
 #include "support/machine.hpp"
 #include "support/mobilenet_v1.hpp"
 #include "support/onednn_model.hpp"
@@ -43,16 +44,7 @@ void nnhal_mobilenet(benchmark::State& state, mobilenet_type kind) {
   // A random image in the input's slice of the request pool.
   auto& pool = std::get<types::Memory>(request.pools[0]);
   const auto& in = request.inputs[0].location;
-  std::mt19937 rng(3);
-  if (kind == mobilenet_type::f32) {
-    std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-    for (std::size_t i = 0; i < in.length / 4; ++i) {
-      const float v = real(rng);
-      std::memcpy(pool.data + in.offset + 4 * i, &v, 4);
-    }
-  } else {
-    for (std::size_t i = 0; i < in.length; ++i) pool.data[in.offset + i] = static_cast<std::byte>(rng());
-  }
+  fill_random({pool.data + in.offset, in.length}, kind == mobilenet_type::f32, 3);
   for (auto _ : state) {
     const exec::execution_outcome out = exec::execute(**prepared, request);
     if (out.status != types::ErrorStatus::NONE) {
@@ -107,8 +99,7 @@ void xnnpack_mobilenet(benchmark::State& state, mobilenet_type kind) {
   }
   const std::size_t es = kind == mobilenet_type::f32 ? 4 : 1;
   std::vector<std::byte> input(std::size_t{224} * 224 * 3 * es), output(1001 * es);
-  std::mt19937 rng(3);
-  for (auto& b : input) b = static_cast<std::byte>(rng() & (kind == mobilenet_type::f32 ? 0x3F : 0xFF));
+  fill_random(input, kind == mobilenet_type::f32, 3);
   const xnn_external_value io[2] = {{0, input.data()}, {1, output.data()}};
   if (xnn_setup_runtime(x.runtime, 2, io) != xnn_status_success) {
     state.SkipWithError("xnn_setup_runtime failed");

@@ -407,12 +407,13 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
   memory::desc src_md, w_md, b_md({static_cast<memory::dim>(l.cout)}, b_t, tag::x), dst_md;
   primitive prim;
   memory::desc src_chosen, w_chosen, dst_chosen;
-  memory::desc w_user;
+  memory::desc w_user, src_user;
   if (fc) {
     src_md = memory::desc({1, static_cast<memory::dim>(l.cin)}, src_t, tag::any);
     w_md = memory::desc({static_cast<memory::dim>(l.cout), static_cast<memory::dim>(l.cin)}, w_t, tag::any);
     dst_md = memory::desc({1, static_cast<memory::dim>(l.cout)}, src_t, tag::any);
     w_user = memory::desc({static_cast<memory::dim>(l.cout), static_cast<memory::dim>(l.cin)}, w_t, tag::oi);
+    src_user = memory::desc({1, static_cast<memory::dim>(l.cin)}, src_t, tag::nc);
     inner_product_forward::desc desc(prop_kind::forward_inference, src_md, w_md, b_md, dst_md);
     inner_product_forward::primitive_desc pd(desc, attr, eng);
     src_chosen = pd.src_desc();
@@ -425,6 +426,7 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     dst_md = memory::desc({1, cout, l.out_h(), l.out_w()}, src_t, tag::any);
     w_md = dw ? memory::desc({cout, 1, 1, k, k}, w_t, tag::any) : memory::desc({cout, cin, k, k}, w_t, tag::any);
     w_user = dw ? memory::desc({cout, 1, 1, k, k}, w_t, tag::goihw) : memory::desc({cout, cin, k, k}, w_t, tag::oihw);
+    src_user = memory::desc({1, cin, l.h, l.w}, src_t, tag::nhwc);
     convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct, src_md, w_md, b_md,
                                    dst_md, {l.stride, l.stride}, {l.pad[0], l.pad[1]}, {l.pad[2], l.pad[3]});
     convolution_forward::primitive_desc pd(desc, attr, eng);
@@ -441,7 +443,12 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
               std::min<std::size_t>(w_user.get_size(), q ? c.filter.size() : 4 * c.filter_f.size()));
   reorder(w_src, w).execute(strm, w_src, w);
   std::memcpy(bias.get_data_handle(), q ? static_cast<const void*>(c.bias_q.data()) : c.bias_f.data(), 4 * l.cout);
-  std::memset(src.get_data_handle(), 1, src_chosen.get_size());
+  // The input: the case's own values (as the other implementations get), NHWC, reordered
+  // once into the chosen layout.
+  memory x_src(src_user, eng);
+  std::memcpy(x_src.get_data_handle(), q ? static_cast<const void*>(c.input.data()) : c.input_f.data(),
+              std::min<std::size_t>(src_user.get_size(), q ? c.input.size() : 4 * c.input_f.size()));
+  reorder(x_src, src).execute(strm, x_src, src);
   const std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}};
   for (auto _ : state) {

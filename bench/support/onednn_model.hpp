@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "nnhal/types/model.hpp"
+#include "support/buffer.hpp"
 
 namespace nnhal::bench {
 
@@ -61,7 +62,7 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
     return memory::dims{nhwc[0], nhwc[3], nhwc[1], nhwc[2]};  // oneDNN's logical order is NCHW
   };
   d.input = memory(memory::desc(dims4(in0.dimensions), act_t, tag::nhwc), d.eng);
-  std::memset(d.input.get_data_handle(), 1, d.input.get_desc().get_size());
+  fill_random({static_cast<std::byte*>(d.input.get_data_handle()), d.input.get_desc().get_size()}, !q, 3);
   memory x = d.input;
   // A weights memory in the chosen layout, filled from the model's bytes in `user` layout.
   auto weights = [&](const memory::desc& chosen, const memory::desc& user, std::uint32_t index) {
