@@ -13,6 +13,7 @@
 #pragma once
 
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
+#include "nnhal/ops/simd/aligned.hpp"
 
 #if NNHAL_HAVE_X86_KERNELS
 #include <algorithm>
@@ -158,7 +159,7 @@ class dw3_padded_rows {
     const std::size_t passes = (std::size_t{g.out_w} + dw3_px - 1) / dw3_px;
     width_ = ((passes * dw3_px - 1) * static_cast<std::size_t>(g.stride_w) + 3) * g.in_c;
     // Kept per thread (this runs on the worker), so an execution allocates nothing.
-    thread_local std::vector<T> storage;
+    thread_local simd::aligned_vector<T> storage;
     if (storage.size() < (slots + 1) * width_) storage.resize((slots + 1) * width_);
     buf_ = storage.data();
     std::fill(buf_ + slots * width_, buf_ + (slots + 1) * width_, pad_);
@@ -322,7 +323,7 @@ void dw3_quad_passes(const geometry& g, const std::uint8_t* in, O* out, std::uin
   const std::size_t cols = dw3_cols<St>, ldq = std::min(ch, dw3_quad_channels);
   for_blocks(std::size_t{g.batches} * pairs, 1, par, [&](std::size_t u0, std::size_t u1) {
     dw3_padded_rows<std::uint8_t> copies(g, in, pad, flip);
-    thread_local std::vector<std::int32_t> quad;
+    thread_local simd::aligned_vector<std::int32_t> quad;
     if (quad.size() < cols * ldq + 64) quad.resize(cols * ldq + 64);
     for (std::size_t u = u0; u < u1; ++u) {
       const std::size_t b = u / pairs, oy = u % pairs * 2, rows = std::min<std::size_t>(2, g.out_h - oy);
