@@ -276,8 +276,10 @@ void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T fl
 // dw_q8_filter::quads3). At stride 2 (horizontal and vertical, no vertical dilation) two
 // output rows read five input rows: the upper one quad rows 0 to 2, the lower one quad
 // rows 2 and 3 and the row after (widened, one more vpdpbusd), so every input row is
-// interleaved once; there the filter must be int8 (two parts would take 9 vpdpbusd
-// where the pairs kernel takes 6 vpdpwssd).
+// interleaved once. A block of 16 channels whose w - zw all fit int8 takes one part,
+// whatever the other blocks need (dw_q8_filter::split_blocks); with two parts, stride 2
+// takes 9 vpdpbusd per pair of output vectors, no faster than the pairs kernel, which
+// takes filters split in every block.
 // ---------------------------------------------------------------------------------
 
 /// Four padded uint8 rows (`n` bytes from each of r) interleaved byte by byte into `q`:
@@ -689,16 +691,20 @@ struct dw_q8_filter {
   // 3x3 filters, for vpdpwssd: [kx][ch] with rows 0 and 1 as int16 pairs (row 0 low),
   // then [kx][ch] with row 2 in the low half. Each w - zw fits int16 (|w - zw| <= 255).
   std::vector<std::int32_t> pairs3;
-  // 3x3 filters with every w - zw below 255, for vpdpbusd over dw3_quad rows: [2][kx][ch],
-  // variant 0 the bytes (row 0, row 1, row 2, 0) of tap column kx, variant 1 (0, row 0,
-  // row 1, row 2) (the output row below, whose filter rows start one quad row lower), of
-  // int8 parts: w - zw clamped to int8, then, when some w - zw lies outside int8
-  // (quads3_split), another [2][kx][ch] of the rest, also in int8 (|rest| < 128 as
-  // w - zw is in [-255, 254]); when none does, [2][kx][ch] for stride 2 instead, the lower
-  // output row's filter rows from quad row 2 on: (0, 0, row 0, row 1), and row 2 as the
-  // low byte (for the row after the quad). Empty otherwise.
+  // 3x3 filters with every w - zw below 255, for vpdpbusd over dw3_quad rows:
+  // [part][variant][kx][ch], the filter bytes of tap column kx in four variants: 0 (row 0,
+  // row 1, row 2, 0); 1 (0, row 0, row 1, row 2), for the output row below at stride 1,
+  // whose filter rows start one quad row lower; 2 (0, 0, row 0, row 1) and 3 (row 2, 0, 0,
+  // 0), for the lower output row at stride 2 (quad rows 2 and 3, and the row after the
+  // quad). Part 0 holds w - zw clamped to int8; when some w - zw lies outside int8
+  // (quads3_split), part 1 holds the rest, also in int8 (|rest| < 128 as w - zw is in
+  // [-255, 254]), and split_blocks[b] tells whether block b (channels [16 b, 16 b + 16))
+  // has a rest at all: with per-tensor zero points most blocks of a trained filter
+  // don't (only the channels whose weights reach the far end of the range do), and take
+  // one vpdpbusd per tap column. Empty otherwise.
   std::vector<std::int32_t> quads3;
   bool quads3_split = false;
+  std::vector<std::uint8_t> split_blocks;
 };
 inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
   const std::size_t ch = f.dims[3], taps = std::size_t{f.dims[1]} * f.dims[2];
@@ -724,7 +730,7 @@ inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
       }
     if (std::all_of(d.w.begin(), d.w.end(), [](std::int32_t v) { return v < 255; })) {
       d.quads3_split = !std::all_of(d.w.begin(), d.w.end(), [](std::int32_t v) { return v >= -128 && v <= 127; });
-      d.quads3.resize(12 * ch);
+      d.quads3.resize((d.quads3_split ? 24 : 12) * ch);
       const auto part = [](std::int32_t v, bool rest) {
         const std::int32_t clamped = std::clamp(v, -128, 127);
         return static_cast<std::uint32_t>(rest ? v - clamped : clamped) & 0xFFu;
@@ -734,12 +740,15 @@ inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
           for (std::size_t k = 0; k < ch; ++k) {
             const std::uint32_t taps3 = part(d.w[kx * ch + k], h) | part(d.w[(3 + kx) * ch + k], h) << 8 |
                                         part(d.w[(6 + kx) * ch + k], h) << 16;
-            d.quads3[(6 * h + kx) * ch + k] = static_cast<std::int32_t>(taps3);
-            d.quads3[(6 * h + 3 + kx) * ch + k] = static_cast<std::int32_t>(taps3 << 8);
-            if (d.quads3_split) continue;
-            d.quads3[(6 + kx) * ch + k] = static_cast<std::int32_t>(taps3 << 16);
-            d.quads3[(9 + kx) * ch + k] = static_cast<std::int32_t>(taps3 >> 16);
+            const std::uint32_t variants[4] = {taps3, taps3 << 8, taps3 << 16, taps3 >> 16};
+            for (std::size_t v = 0; v < 4; ++v)
+              d.quads3[((4 * h + v) * 3 + kx) * ch + k] = static_cast<std::int32_t>(variants[v]);
           }
+      if (d.quads3_split) {
+        d.split_blocks.assign((ch + 15) / 16, 0);
+        for (std::size_t i = 0; i < 9 * ch; ++i)
+          if (d.w[i] < -128 || d.w[i] > 127) d.split_blocks[i % ch / 16] = 1;
+      }
     }
   }
   return d;
@@ -1026,8 +1035,8 @@ NNHAL_TARGET_AVX512_VNNI_VBMI void dw3_q8_pass_vbmi(const dw3_pass<std::uint8_t>
 /// Quant8 3x3 over quad rows (dw3_quad): input column J, 16 channels whose dwords hold the
 /// four quad rows' bytes (x) and, at stride 2, the fifth row's widened (x4), read by tap
 /// column Kx of each of the Rows output rows: w[r][Kx] that row's dw_q8_filter::quads3
-/// variant for the quad (with Split, w[Rows + r][Kx] the rest's), w4[Kx] the lower row's
-/// for x4. One vpdpbusd (Split: two) per tap column adds the three filter rows' products
+/// variant for the quad (with Split, w[Rows + r][Kx] the rest's), w4[part][Kx] the lower
+/// row's for x4. One vpdpbusd per tap column and part adds the three filter rows' products
 /// (at stride 2, two for the lower row). dw3_quad_taps: one output row's, acc that row's
 /// accumulators and w its three tap columns' bytes.
 template <unsigned St, std::size_t J>
@@ -1038,12 +1047,14 @@ NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_taps(__m512
 }
 template <unsigned St, std::size_t J, std::size_t Rows, bool Split>
 NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_column(__m512i x, __m512i x4, const __m512i (*w)[3],
-                                                                           const __m512i* w4, __m512i (*acc)[dw3_px]) {
+                                                                           const __m512i (*w4)[3],
+                                                                           __m512i (*acc)[dw3_px]) {
 #pragma GCC unroll 4
-  for (std::size_t h = 0; h < (Split ? 2 : 1); ++h)
+  for (std::size_t h = 0; h < (Split ? 2 : 1); ++h) {
 #pragma GCC unroll 2
     for (std::size_t r = 0; r < Rows; ++r) dw3_quad_taps<St, J>(x, w[h * Rows + r], acc[r]);
-  if constexpr (St == 2 && Rows == 2) dw3_quad_taps<St, J>(x4, w4, acc[1]);
+    if constexpr (St == 2 && Rows == 2) dw3_quad_taps<St, J>(x4, w4[h], acc[1]);
+  }
 }
 /// Channels [c, c + 16) under `m` of one pass of the quad kernel: n output pixels of Rows
 /// output rows (out[r] each row's first pixel) from quad `q` (column J's first channel at
@@ -1057,26 +1068,29 @@ NNHAL_TARGET_AVX512_VNNI [[gnu::always_inline]] inline void dw3_quad_block(const
                                                                           S* const* out, std::index_sequence<J...>) {
   constexpr std::size_t parts = Split ? 2 : 1;
   constexpr bool fifth = St == 2 && Rows == 2;
-  __m512i acc[Rows][dw3_px], w[parts * Rows][3], w4[3];
+  __m512i acc[Rows][dw3_px], w[parts * Rows][3], w4[parts][3];
   const __m512i init = _mm512_loadu_si512(e.offset.data() + c);
 #pragma GCC unroll 2
   for (std::size_t r = 0; r < Rows; ++r) {
 #pragma GCC unroll 8
     for (std::size_t i = 0; i < dw3_px; ++i) acc[r][i] = init;
   }
-  // quads3's variants: [part][row] at stride 1; at stride 2 (one part) the upper row's,
-  // the lower row's for the quad (2), for the fifth row (3).
+  // Each part's quads3 variants: at stride 1 the upper row's (0) and the lower's (1); at
+  // stride 2 the upper row's (0), the lower row's for the quad (2) and for the fifth row (3).
 #pragma GCC unroll 4
   for (std::size_t h = 0; h < parts; ++h)
 #pragma GCC unroll 2
     for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 3
       for (std::size_t k = 0; k < 3; ++k) {
-        const std::size_t variant = St == 2 ? 2 * r : 2 * h + r;
+        const std::size_t variant = 4 * h + (St == 2 ? 2 * r : r);
         w[h * Rows + r][k] = _mm512_maskz_loadu_epi32(m, wq + (3 * variant + k) * ch + c);
       }
+#pragma GCC unroll 4
+  for (std::size_t h = 0; h < parts; ++h)
 #pragma GCC unroll 3
-  for (std::size_t k = 0; k < 3; ++k) w4[k] = fifth ? _mm512_maskz_loadu_epi32(m, wq + (9 + k) * ch + c) : w[0][k];
+    for (std::size_t k = 0; k < 3; ++k)
+      w4[h][k] = fifth ? _mm512_maskz_loadu_epi32(m, wq + (3 * (4 * h + 3) + k) * ch + c) : w[h * Rows][k];
   (dw3_quad_column<St, J, Rows, Split>(
        _mm512_maskz_loadu_epi32(m, q + J * ldq),
        fifth ? widen_x16<std::uint8_t>(_mm_maskz_loadu_epi8(m, x4 + J * ch)) : _mm512_setzero_si512(), w, w4, acc),
@@ -1096,29 +1110,41 @@ NNHAL_TARGET_AVX512_VNNI [[gnu::noinline]] void dw3_quad_pass(const std::int32_t
     dw3_quad_block<St, Rows, Split, S>(q + c, ldq, x4 ? x4 + c : nullptr, n, ch, c0 + c, lanes_mask(cn - c), wq, e,
                                        out, seq);
 }
-/// dw3_quad_pass at stride St choosing Rows (out[1] null: one) and Split (f's; never at
-/// stride 2).
+/// dw3_quad_pass at stride St choosing Rows (out[1] null: one) and, for each run of
+/// 16-channel blocks alike in dw_q8_filter::split_blocks, Split: a branch per block inside
+/// dw3_quad_pass changed GCC's code for unsplit filters too. Not inlined, so that its loop
+/// leaves the driver's code (the quad building) as it was.
 template <unsigned St, class S>
-void dw3_quad_pass_for(const std::int32_t* q, std::size_t ldq, const std::uint8_t* x4, std::size_t c0,
+[[gnu::noinline]] void dw3_quad_pass_for(const std::int32_t* q, std::size_t ldq, const std::uint8_t* x4, std::size_t c0,
                        std::size_t cn, std::size_t n, std::size_t ch, const dw_q8_filter& f, const q8_epilogue& e,
                        S* const* out) {
   const std::int32_t* wq = f.quads3.data();
-  if constexpr (St == 2) {
-    if (out[1]) dw3_quad_pass<2, 2, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
-    else dw3_quad_pass<2, 1, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
-  } else if (out[1]) {
-    f.quads3_split ? dw3_quad_pass<1, 2, true>(q, ldq, x4, c0, cn, n, ch, wq, e, out)
-                   : dw3_quad_pass<1, 2, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
-  } else {
-    f.quads3_split ? dw3_quad_pass<1, 1, true>(q, ldq, x4, c0, cn, n, ch, wq, e, out)
-                   : dw3_quad_pass<1, 1, false>(q, ldq, x4, c0, cn, n, ch, wq, e, out);
+  for (std::size_t c = 0; c < cn;) {
+    const bool split = f.quads3_split && f.split_blocks[(c0 + c) / 16];
+    std::size_t end = c + 16;
+    while (end < cn && f.quads3_split && (f.split_blocks[(c0 + end) / 16] != 0) == split) end += 16;
+    end = std::min(end, cn);
+    const std::int32_t* qc = q + c;
+    const std::uint8_t* x4c = x4 ? x4 + c : nullptr;
+    if (out[1]) {
+      split ? dw3_quad_pass<St, 2, true>(qc, ldq, x4c, c0 + c, end - c, n, ch, wq, e, out)
+            : dw3_quad_pass<St, 2, false>(qc, ldq, x4c, c0 + c, end - c, n, ch, wq, e, out);
+    } else {
+      split ? dw3_quad_pass<St, 1, true>(qc, ldq, x4c, c0 + c, end - c, n, ch, wq, e, out)
+            : dw3_quad_pass<St, 1, false>(qc, ldq, x4c, c0 + c, end - c, n, ch, wq, e, out);
+    }
+    c = end;
   }
 }
 /// Whether the quad kernels take `g` with filter `f` (given dw3_q8_applies).
 inline bool dw3_quad_applies(const geometry& g, const dw_q8_filter& f) {
   if (f.quads3.empty()) return false;
   if (g.stride_w == 1) return g.stride_h == g.dil_h;
-  return g.stride_w == 2 && g.stride_h == 2 && g.dil_h == 1 && !f.quads3_split;
+  // At stride 2 a filter split in every block keeps the pairs kernel (which ran 0-15%
+  // faster than two parts there).
+  const bool all_split = f.quads3_split && std::all_of(f.split_blocks.begin(), f.split_blocks.end(),
+                                                       [](std::uint8_t b) { return b != 0; });
+  return g.stride_w == 2 && g.stride_h == 2 && g.dil_h == 1 && !all_split;
 }
 
 /// Whether depthwise_q8_nhwc runs `g` with filter `f` through the 3x3 kernels. Those read
