@@ -22,6 +22,7 @@
 
 #include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/copy.hpp"
+#include "nnhal/ops/simd/aligned.hpp"
 #include "nnhal/ops/simd/cpu.hpp"
 
 #if NNHAL_HAVE_X86_KERNELS
@@ -277,7 +278,7 @@ struct im2col_rows {
   /// for its instruction set).
   template <void (*Copy)(T*, const T*, std::size_t) noexcept>
   [[gnu::always_inline]] inline void fill_with(std::size_t r0, std::size_t n, std::size_t mr, const T** ptrs) const {
-    static thread_local std::vector<T> buf;
+    static thread_local simd::aligned_vector<T> buf;  // rows start on cache lines for the tile loads
     // Locals, not g's fields: T may be a char type, whose stores could alias them.
     const geometry& g = *src.g;
     const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, k = fh * fw * cin;
@@ -381,7 +382,7 @@ struct filter_row_rows {
   }
 
   void fill(std::size_t r0, std::size_t n, std::size_t mr, const float** ptrs) const {
-    static thread_local std::vector<float> scratch;
+    static thread_local simd::aligned_vector<float> scratch;
     static thread_local std::vector<const float*> in_rows;  // per filter row: its input row, or null (padding)
     const geometry& g = *src.g;
     const std::size_t cin = g.in_c, fh = g.filter_h, fw = g.filter_w, len = fw * cin;
@@ -1497,7 +1498,7 @@ NNHAL_TARGET_AMX void gemm_q8_amx(const std::uint8_t* a, std::size_t lda, std::s
   constexpr bool is_signed = std::is_signed_v<S>;
   const std::size_t k4 = p.cin4, ldw = p.nr * 4;  // bytes from one group of 4 k to the next
   alignas(64) std::int32_t sums[32][64];  // one panel's sums of 32 rows
-  static thread_local std::vector<std::uint8_t> tail;
+  static thread_local simd::aligned_vector<std::uint8_t> tail;
   for (std::size_t i = 0; i < n; i += 32) {
     const std::size_t rows = std::min<std::size_t>(32, n - i);
     const std::uint8_t* rb = a + i * lda;
