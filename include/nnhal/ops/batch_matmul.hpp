@@ -24,6 +24,7 @@
 #include "nnhal/ops/kernels/copy.hpp"
 #include "nnhal/ops/kernels/float16_via_float32.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
+#include "nnhal/ops/simd/aligned.hpp"
 
 namespace nnhal::ops::batch_matmul {
 
@@ -151,8 +152,8 @@ void slices_portable(const kernel_io& io, const requant& q) {
   if (kc::element_count(io.out[0].dims) == 0) return;
   const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
   kc::packed_panels<T> p = kc::packed_panels<T>::shape(n, 1, depth, tile::nr);
-  thread_local std::vector<T> packed;
-  thread_local std::vector<S> rows;
+  thread_local simd::aligned_vector<T> packed;
+  thread_local simd::aligned_vector<S> rows;
   packed.resize(p.size());
   p.w = std::shared_ptr<const T>(std::shared_ptr<const T>{}, packed.data());  // not owning
   if (adj_x) rows.resize(m * depth);
@@ -205,7 +206,7 @@ inline void slices_f32_x86(const kernel_io& io, kernels::conv::avx512::gemm_isa 
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
   const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
   kernels::conv::packed_f32 p = kernels::conv::packed_f32::shape(n, 1, depth, av::panel_width(n));
-  thread_local std::vector<float> packed, rows, zero_bias;
+  thread_local simd::aligned_vector<float> packed, rows, zero_bias;
   packed.resize(p.size());
   zero_bias.assign(p.panels * p.nr, 0.0f);
   float* const panels = packed.data();  // the caller's buffer (a worker's thread_local is another)
@@ -240,8 +241,8 @@ inline void slices_q8_avx512(const kernel_io& io, const requant& q, kernels::con
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
   const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
   av::packed_q8 p = av::packed_q8::shape(n, 1, depth, io.in[1].zero_point);
-  thread_local std::vector<std::int32_t> packed;  // the channel sums, then the panels
-  thread_local std::vector<std::uint8_t> rows;
+  thread_local simd::aligned_vector<std::int32_t> packed;  // the channel sums, then the panels
+  thread_local simd::aligned_vector<std::uint8_t> rows;
   packed.resize((p.bytes() + 3) / 4);
   p.attach(std::shared_ptr<const std::byte>(std::shared_ptr<const std::byte>{},  // not owning
                                             reinterpret_cast<const std::byte*>(packed.data())));

@@ -30,6 +30,7 @@
 #include "nnhal/ops/kernels/conv_gemm.hpp"
 #include "nnhal/ops/kernels/gemm_avx512.hpp"
 #include "nnhal/ops/kernels/grouped_avx512.hpp"
+#include "nnhal/ops/simd/aligned.hpp"
 #include "nnhal/types/signatures/grouped_conv_2d.hpp"
 
 namespace nnhal::ops::grouped_conv_2d {
@@ -163,7 +164,7 @@ inline std::optional<kernel> bind_per_group(const bind_context& c, std::size_t g
     // the outputs back the same way (each pass reads its source once in order); NCHW: a
     // group's planes are contiguous in each batch, read and written in place for one batch.
     // Buffers per thread, kept: no allocation once a thread has run the largest tensors.
-    thread_local std::vector<std::byte> xbuf, ybuf;
+    thread_local simd::aligned_vector<std::byte> xbuf, ybuf;
     thread_local std::vector<operand_desc> sub;
     const bool in_place = nchw && batches == 1;
     const std::size_t xg = batches * in_px * cin_g * es, yg = batches * out_px * cout_g * es;  // bytes per group
