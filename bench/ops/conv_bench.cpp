@@ -130,7 +130,7 @@ std::vector<float> channel_scales(std::uint32_t n) {
 /// A tensor's storage: page aligned (see support/buffer.hpp), like the runtime's shared
 /// memory a driver is handed.
 template <class T>
-using tensor_vector = std::vector<T, aligned64_allocator<T>>;
+using tensor_vector = std::vector<T, page_aligned_allocator<T>>;
 
 /// Random bytes / floats of a case's tensors (the same seed for every library).
 struct case_data {

@@ -9,30 +9,20 @@
 
 #include <cstddef>
 #include <cstring>
-#include <new>
 #include <random>
 #include <span>
 #include <vector>
 
+#include "nnhal/ops/simd/aligned.hpp"
+
 namespace nnhal::bench {
 
+/// Page-aligned storage for benchmark tensors.
 template <class T>
-struct aligned64_allocator {
-  using value_type = T;
-  static constexpr std::align_val_t alignment{4096};
-  aligned64_allocator() = default;
-  template <class U>
-  aligned64_allocator(const aligned64_allocator<U>&) noexcept {}  // NOLINT: rebinding
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), alignment)); }
-  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, alignment); }
-  template <class U>
-  bool operator==(const aligned64_allocator<U>&) const noexcept {
-    return true;
-  }
-};
+using page_aligned_allocator = simd::aligned_allocator<T, 4096>;
 
 /// Bytes of one benchmark tensor.
-using byte_buffer = std::vector<std::byte, aligned64_allocator<std::byte>>;
+using byte_buffer = std::vector<std::byte, page_aligned_allocator<std::byte>>;
 
 /// Fills an input tensor with random values, the same for every implementation given the
 /// same seed: floats uniform in [-1, 1] (f32), else uniform bytes. Never constant bytes: as

@@ -12,25 +12,27 @@ namespace nnhal::simd {
 
 inline constexpr std::size_t cache_line = 64;
 
-/// std::allocator with every block aligned to a cache line.
-template <class T>
-struct cache_aligned_allocator {
+/// std::allocator with every block aligned to Align bytes (a power of 2).
+template <class T, std::size_t Align = cache_line>
+struct aligned_allocator {
   using value_type = T;
-  cache_aligned_allocator() = default;
   template <class U>
-  cache_aligned_allocator(const cache_aligned_allocator<U>&) noexcept {}  // NOLINT: rebinding
-  T* allocate(std::size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{cache_line}));
-  }
-  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{cache_line}); }
+  struct rebind {
+    using other = aligned_allocator<U, Align>;
+  };
+  aligned_allocator() = default;
   template <class U>
-  bool operator==(const cache_aligned_allocator<U>&) const noexcept {
+  aligned_allocator(const aligned_allocator<U, Align>&) noexcept {}  // NOLINT: rebinding
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{Align})); }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{Align}); }
+  template <class U>
+  bool operator==(const aligned_allocator<U, Align>&) const noexcept {
     return true;
   }
 };
 
 /// A std::vector whose data() starts on a cache line.
 template <class T>
-using aligned_vector = std::vector<T, cache_aligned_allocator<T>>;
+using aligned_vector = std::vector<T, aligned_allocator<T>>;
 
 }  // namespace nnhal::simd
