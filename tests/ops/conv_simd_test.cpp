@@ -288,8 +288,6 @@ bool have_kernels() {
   return false;
 }
 
-/// Runs one random-geometry CONV_2D or DEPTHWISE_CONV_2D (multiplier 1) case through the
-/// bound kernel and through reference(), and checks they agree.
 /// A per-tensor quant8 filter (channels last) reshaped as trained ones are: every weight
 /// within 60 steps of the zero point but, in one random channel, one tap at the end of the
 /// type's range farther from it (so w - zw may leave int8 in that channel only).
@@ -306,8 +304,9 @@ void concentrate_filter(tensor& f, rng& r) {
   f.bytes[i] = static_cast<std::byte>(far & 0xFF);
 }
 
-/// One random case of `g` through the bound kernel and reference(); `trained`: the filter
-/// as concentrate_filter makes it.
+/// Runs one random-geometry CONV_2D or DEPTHWISE_CONV_2D (multiplier 1) case through the
+/// bound kernel and through reference(), and checks they agree; `trained`: the filter as
+/// concentrate_filter makes it.
 void check_case(bool depthwise, const types_case& t, const geometry_case& g, std::uint32_t seed, rng& r,
                 bool trained = false) {
   const std::size_t k = std::size_t{g.fh} * g.fw * (depthwise ? 1 : g.in_c);

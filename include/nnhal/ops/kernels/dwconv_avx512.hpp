@@ -705,6 +705,8 @@ struct dw_q8_filter {
   std::vector<std::int32_t> quads3;
   bool quads3_split = false;
   std::vector<std::uint8_t> split_blocks;
+  /// Whether channel c's block of 16 takes the rest part.
+  bool split_at(std::size_t c) const { return !split_blocks.empty() && split_blocks[c / 16] != 0; }
 };
 inline dw_q8_filter make_dw_q8_filter(const operand_desc& f) {
   const std::size_t ch = f.dims[3], taps = std::size_t{f.dims[1]} * f.dims[2];
@@ -1120,9 +1122,9 @@ template <unsigned St, class S>
                        S* const* out) {
   const std::int32_t* wq = f.quads3.data();
   for (std::size_t c = 0; c < cn;) {
-    const bool split = f.quads3_split && f.split_blocks[(c0 + c) / 16];
+    const bool split = f.split_at(c0 + c);
     std::size_t end = c + 16;
-    while (end < cn && f.quads3_split && (f.split_blocks[(c0 + end) / 16] != 0) == split) end += 16;
+    while (end < cn && f.split_at(c0 + end) == split) end += 16;  // an unsplit filter: one run
     end = std::min(end, cn);
     const std::int32_t* qc = q + c;
     const std::uint8_t* x4c = x4 ? x4 + c : nullptr;
