@@ -418,6 +418,28 @@ TEST_CASE("oracle: quant8 CONCATENATION requantization saturates at both ends") 
   }
 }
 
+TEST_CASE("oracle: quant8 CONCATENATION with extreme scale ratios saturates, never converts out of range") {
+  // Scale ratios of 1e20 (finite: (x - zp) * ratio is far past int32) and 1e40 (inf in
+  // float: x == zp gives inf - inf) must give the real-number answer: the far end of the
+  // range on the side of x - zp, and the output's zero point where x == zp.
+  for (OT type : {OT::TENSOR_QUANT8_ASYMM, OT::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    const int lo = static_cast<int>(qmin(type)), hi = static_cast<int>(qmax(type));
+    const int zp_in = lo + 100, zp_out = lo + 7;
+    for (const float in_scale : {1e10f, 1e20f}) {
+      const tensor a = q8(type, {5}, in_scale, zp_in, {lo, zp_in - 1, zp_in, zp_in + 1, hi});
+      const op_case c{OpT::CONCATENATION, {a, scalar_i32(0)}, decl(type, {}, 1e-20f, zp_out)};
+      INFO(c.describe());
+      const auto r = run_ok1(c.op, c.ins, c.out);
+      REQUIRE(r.dims == dims_t{5});
+      CHECK(r.raw(0) == lo);
+      CHECK(r.raw(1) == lo);
+      CHECK(r.raw(2) == zp_out);
+      CHECK(r.raw(3) == hi);
+      CHECK(r.raw(4) == hi);
+    }
+  }
+}
+
 TEST_CASE("oracle: CONCATENATION split into parallel chunks of rows places every input") {
   // 4000 output rows of 700 bytes pass two chunk grains; the reversed context runs the
   // halves in reverse. One input is copied, the other requantized.

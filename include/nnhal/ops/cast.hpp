@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "nnhal/ops/kernels/unary.hpp"
+#include "nnhal/ops/quant/fixed_point.hpp"
 
 namespace nnhal::ops::cast {
 
@@ -27,13 +28,6 @@ float as_float(typename E::storage v) noexcept {
     return types::to_float(v);
   else
     return static_cast<float>(v);
-}
-
-inline std::int32_t float_to_int32(float x) noexcept {
-  if (std::isnan(x)) return 0;
-  if (x >= 2147483648.0f) return std::numeric_limits<std::int32_t>::max();
-  if (x < -2147483648.0f) return std::numeric_limits<std::int32_t>::min();
-  return static_cast<std::int32_t>(x);  // truncates toward zero
 }
 
 /// One element of In converted to Out's storage.
@@ -50,7 +44,7 @@ typename Out::storage convert(typename In::storage v) noexcept {
     if constexpr (std::is_same_v<In, types::qu8>)
       return v;
     else
-      return float_to_int32(as_float<In>(v));
+      return quant::saturating_int32(as_float<In>(v));
   } else {
     static_assert(std::is_same_v<Out, types::qu8>, "CAST: unexpected output type");
     if constexpr (std::is_same_v<In, types::i32>) {

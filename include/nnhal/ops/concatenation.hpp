@@ -11,6 +11,7 @@
 
 #include "nnhal/ops/kernel.hpp"
 #include "nnhal/ops/kernels/copy.hpp"
+#include "nnhal/ops/quant/fixed_point.hpp"
 
 namespace nnhal::ops::concatenation {
 
@@ -36,9 +37,14 @@ void requantize_run(const typename E::storage* src, typename E::storage* dst, st
     const float scale = in.scale * (1.0f / out.scale);  // as the AOSP path forms it
     const float bias = -static_cast<float>(in.zero_point + offset) * scale;
     constexpr std::int32_t lo = std::numeric_limits<S>::min(), hi = std::numeric_limits<S>::max();
+    // An extreme scale ratio puts the rounded value past int32's range, where it saturates
+    // (a plain conversion would be undefined), or makes it inf - inf = NaN, where the sign
+    // of x - zero point decides, as for the real number: the far end or the zero point.
     for (std::size_t i = 0; i < count; ++i) {
-      const std::int32_t v =
-          static_cast<std::int32_t>(std::round(static_cast<float>(src[i] + offset) * scale + bias)) + out.zero_point;
+      const float r = std::round(static_cast<float>(src[i] + offset) * scale + bias);
+      const std::int32_t d = std::int32_t{src[i]} - in.zero_point;
+      const std::int32_t v = std::isnan(r) ? (d > 0 ? hi : (d < 0 ? lo : out.zero_point))
+                                           : quant::add_saturating(quant::saturating_int32(r), out.zero_point);
       dst[i] = static_cast<S>(v < lo ? lo : (v > hi ? hi : v));
     }
   }

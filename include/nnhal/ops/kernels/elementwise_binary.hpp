@@ -29,7 +29,7 @@ inline std::int32_t requantize_u8(std::int32_t q, std::int32_t zp_in, float s_in
                                   float s_out) noexcept {
   const double real = static_cast<float>(q - zp_in) * s_in;
   const double r = real / static_cast<double>(s_out) + static_cast<double>(zp_out);
-  if (r < 0.0) return 0;
+  if (!(r >= 0.0)) return 0;  // NaN (from non-finite scales) too: never converted
   if (r > 255.0) return 255;
   return static_cast<std::int32_t>(std::round(r));
 }

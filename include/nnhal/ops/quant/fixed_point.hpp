@@ -84,6 +84,15 @@ constexpr std::int32_t add_wrapping(std::int32_t a, std::int32_t b) noexcept {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
 }
 
+/// x truncated toward zero to int32, saturating beyond its range, NaN giving 0. (Converting
+/// a float outside int32's range directly is undefined behaviour; hostile scales reach it.)
+inline std::int32_t saturating_int32(float x) noexcept {
+  if (std::isnan(x)) return 0;
+  if (x >= 2147483648.0f) return std::numeric_limits<std::int32_t>::max();
+  if (x < -2147483648.0f) return std::numeric_limits<std::int32_t>::min();
+  return static_cast<std::int32_t>(x);
+}
+
 /// The quantize used for activation bounds: zero_point + round(f / scale), in float
 /// arithmetic as the AOSP CPU path computes it (so bounds match it exactly).
 inline std::int32_t quantize_bound(float f, float scale, std::int32_t zero_point) noexcept {
