@@ -1035,8 +1035,8 @@ TEST_CASE("AVX-512 quant8 ADD and SUB's linear form equals the reference on ever
       std::shuffle(pairs.begin(), pairs.end(), rng);
       for (int k = 0; k < 40; ++k) pairs.push_back(static_cast<std::size_t>(uni(rng, 0, 65535)));
     }
-    for (std::size_t k = 0; k < a.count(); ++k) a.put(k, static_cast<double>(lo + (broadcast ? k : pairs[k] / 256)));
-    for (std::size_t k = 0; k < b.count(); ++k) b.put(k, static_cast<double>(lo + pairs[k] % 256));
+    for (std::size_t k = 0; k < a.count(); ++k) a.put(k, static_cast<double>(lo) + static_cast<double>(broadcast ? k : pairs[k] / 256));
+    for (std::size_t k = 0; k < b.count(); ++k) b.put(k, static_cast<double>(lo) + static_cast<double>(pairs[k] % 256));
     const tensor out = decl(type, broadcast ? dims_t{256, 256} : flat, so, zp());
     const std::vector<tensor> ins{a, b, scalar_i32(i % 4)};
     auto p = op == OpT::SUB ? ops::sub::make_quant_params(desc_of(a), desc_of(b), desc_of(out))
