@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -122,7 +123,8 @@ void print_help() {
       "                    shapes and as TENSOR_QUANT8_ASYMM_SIGNED\n"
       "  --mutate SEED     hostile input: run each model once with random changes (seeded by\n"
       "                    SEED and the model's place in the run) to its scalar constants,\n"
-      "                    quantization parameters and input extents; outputs are not\n"
+      "                    quantization parameters, input extents and input values (NaN,\n"
+      "                    infinities, huge floats, int32 extremes); outputs are not\n"
       "                    compared, and only a crash, hang or uncaught exception fails\n"
       "  --shard K/N       run only models K, K + N, K + 2N, ... (0 <= K < N) of those the\n"
       "                    filter selects, in run order; a model is mutated as in the whole run\n"
@@ -440,8 +442,10 @@ run_outcome run_once(const corpus::test_model& tm, std::optional<types::HalVersi
 /// `in` with hostile changes (--mutate), from `seed`: int32 and float32 scalar constants
 /// set to edge values (0, negatives, huge, NaN, infinities), quantization scales and zero
 /// points set out of the usual ranges, input extents set to 0, 1 or one off (the input's
-/// bytes resized to match; the model's extents then often unknown). Expected outputs are
-/// ignored: only how the driver copes matters.
+/// bytes resized to match; the model's extents then often unknown), and a few elements
+/// of float and int32 inputs set to special values (NaN, infinities, huge, subnormal,
+/// the int32 extremes: float-to-int conversions and indices read from tensors). Expected
+/// outputs are ignored: only how the driver copes matters.
 corpus::test_model mutated(const corpus::test_model& in, std::uint32_t seed) {
   using types::OperandLifeTime;
   using types::OperandType;
@@ -492,6 +496,42 @@ corpus::test_model mutated(const corpus::test_model& in, std::uint32_t seed) {
       auto& dims = operands[index].dimensions;
       dims.assign(dims.size(), 0);  // unknown in the model: the request's extents decide
     }
+  }
+  // Input values, from a stream of their own (the changes above stay as they were for a
+  // seed): about a third of the float and int32 inputs get one to four special elements.
+  std::mt19937 value_rng(seed ^ 0x9e3779b9u);
+  for (std::size_t k = 0; k < tm.inputs.size() && k < tm.model.main.inputIndexes.size(); ++k) {
+    auto& ti = tm.inputs[k];
+    if (ti.omitted || ti.bytes.empty() || value_rng() % 3 != 0) continue;
+    std::vector<std::array<std::uint8_t, 4>> specials;
+    auto add = [&specials](const auto v) {
+      std::array<std::uint8_t, 4> b{};
+      std::memcpy(b.data(), &v, sizeof v);
+      specials.push_back(b);
+    };
+    std::size_t element = 4;
+    switch (ti.type) {
+      case OperandType::TENSOR_FLOAT32:
+        for (float v : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                        -std::numeric_limits<float>::infinity(), 3e38f, -3e38f, 1e-40f, -0.0f})
+          add(v);
+        break;
+      case OperandType::TENSOR_FLOAT16:  // binary16 bit patterns: NaN, +-inf, +-65504, a subnormal
+        element = 2;
+        for (std::uint16_t v : {0x7e00, 0x7c00, 0xfc00, 0x7bff, 0xfbff, 0x0001}) add(v);
+        break;
+      case OperandType::TENSOR_INT32:
+        for (std::int32_t v : {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max(), -1,
+                               1 << 30})
+          add(v);
+        break;
+      default: continue;
+    }
+    const std::size_t n = ti.bytes.size() / element;
+    if (n == 0) continue;
+    for (std::size_t c = 1 + value_rng() % 4; c-- > 0;)
+      std::memcpy(ti.bytes.data() + (value_rng() % n) * element, specials[value_rng() % specials.size()].data(),
+                  element);
   }
   for (auto& o : tm.outputs) o.isIgnored = true;
   return tm;
