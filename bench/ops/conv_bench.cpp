@@ -8,8 +8,9 @@
 // grouped_conv_2d, fully_connected, batch_matmul, transpose_conv_2d}, dtype in {f32, f16, qu8, qs8, qc8} (qc8: signed activations with
 // per-channel filters), impl in {nnhal, xnnpack, onednn, reference} (oneDNN: not for grouped_conv_2d). float16 (float32 arithmetic, its
 // peak the FMA one) runs no oneDNN column: oneDNN computes float16 convolutions only on
-// CPUs with AVX512-FP16. oneDNN has no unsigned filters:
-// its qu8 column runs u8 activations with s8 filters. GFLOP/s of an all-cores run are
+// CPUs with AVX512-FP16. oneDNN has no unsigned filters and no filter zero points:
+// its qu8 column runs u8 activations (zero point 128, as nnhal's) with symmetric s8
+// filters; the label names oneDNN's kernel. GFLOP/s of an all-cores run are
 // still reported against one core's peak (peak_frac above 1 is possible).
 #include <benchmark/benchmark.h>
 
@@ -403,11 +404,19 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     } else {
       attr.set_output_scales(0, {in_scale * w_scale / out_scale(l)});
     }
+    // The activations' zero points, as nnhal's case has them (qu8: 128 in and out). oneDNN's
+    // convolutions take no filter zero point: its qu8 and qs8 filters stay symmetric int8,
+    // a smaller problem than nnhal's (w - zw, with 120 and -3, often leaves int8).
+    if (in_zp(d) != 0) {
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {in_zp(d)});
+      attr.set_zero_points(DNNL_ARG_DST, 0, {in_zp(d)});
+    }
   }
   memory::desc src_md, w_md, b_md({static_cast<memory::dim>(l.cout)}, b_t, tag::x), dst_md;
   primitive prim;
   memory::desc src_chosen, w_chosen, dst_chosen;
   memory::desc w_user, src_user;
+  std::string impl;
   if (fc) {
     src_md = memory::desc({1, static_cast<memory::dim>(l.cin)}, src_t, tag::any);
     w_md = memory::desc({static_cast<memory::dim>(l.cout), static_cast<memory::dim>(l.cin)}, w_t, tag::any);
@@ -416,6 +425,7 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     src_user = memory::desc({1, static_cast<memory::dim>(l.cin)}, src_t, tag::nc);
     inner_product_forward::desc desc(prop_kind::forward_inference, src_md, w_md, b_md, dst_md);
     inner_product_forward::primitive_desc pd(desc, attr, eng);
+    impl = pd.impl_info_str();
     src_chosen = pd.src_desc();
     w_chosen = pd.weights_desc();
     dst_chosen = pd.dst_desc();
@@ -430,11 +440,13 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
     convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct, src_md, w_md, b_md,
                                    dst_md, {l.stride, l.stride}, {l.pad[0], l.pad[1]}, {l.pad[2], l.pad[3]});
     convolution_forward::primitive_desc pd(desc, attr, eng);
+    impl = pd.impl_info_str();
     src_chosen = pd.src_desc();
     w_chosen = pd.weights_desc();
     dst_chosen = pd.dst_desc();
     prim = convolution_forward(pd);
   }
+  state.SetLabel(impl);  // oneDNN's kernel for the case, e.g. brgconv_dw:avx512_core_amx
   case_data c = make_data(l, d);
   memory src(src_chosen, eng), dst(dst_chosen, eng), bias(b_md, eng), w(w_chosen, eng);
   // Weights: the same values in the user layout, reordered once into the chosen one.

@@ -5,8 +5,10 @@
 // FULLY_CONNECTED, SOFTMAX. Each primitive takes its source in the layout the previous one
 // chose (so no reorders between layers); weights are reordered once, at build. As in
 // conv_bench's oneDNN column: 8-bit models run u8 (qu8) or s8 activations with s8 weights
-// (oneDNN has no u8 weights), requantized by output scales (per channel for qc8), without
-// zero points; a quantized model ends at its softmax's input, as in xnnpack_model.hpp.
+// (oneDNN has no u8 weights), requantized by output scales (per channel for qc8), with the
+// convolutions' activation zero points (oneDNN's convolutions take none for the filter:
+// the filters are symmetric int8 there); a quantized model ends at its softmax's input,
+// as in xnnpack_model.hpp.
 #pragma once
 
 #if NNHAL_BENCH_ONEDNN
@@ -126,6 +128,10 @@ inline void build_onednn_model(const types::Model& m, onednn_model& d) {
             } else {
               attr.set_output_scales(0, {in_scale * f.scale / out.scale});
             }
+            // The activations' zero points (the qs8 model's are -128, the qu8 image's 128).
+            const std::int32_t in_zp = operands[op.inputs[0]].zeroPoint;
+            if (in_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {in_zp});
+            if (out.zeroPoint != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {out.zeroPoint});
           }
           const memory::desc w_md = dw ? memory::desc({cout, 1, 1, kh, kw}, w_t, tag::any)
                                        : memory::desc({cout, cin, kh, kw}, w_t, tag::any);
