@@ -9,6 +9,8 @@ packages=(build-essential cmake ninja-build ccache libxsimd-dev libhwy-dev docte
 packages+=(libssl-dev clang-14 libfuzzer-14-dev)
 # qemu-user: the ctests *_avx2_cpu run the AVX2 kernels on an emulated CPU without AVX-512.
 packages+=(qemu-user)
+# python3 (with binutils' objdump): the ctest vzeroupper_check reads the built programs' code.
+packages+=(python3 binutils)
 # Callers may ask for more (the benchmarks' comparison libraries): NNHAL_EXTRA_PACKAGES.
 read -r -a extra <<<"${NNHAL_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")

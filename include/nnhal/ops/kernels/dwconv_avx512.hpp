@@ -647,6 +647,7 @@ NNHAL_TARGET_AVX512 inline void dw3_f32_blocks_of(const dw3_pass<float>& p, std:
 template <unsigned S>
 NNHAL_TARGET_AVX512 void dw3_f32_pass(const dw3_pass<float>& p, std::size_t ch, const float* w, const float* bias,
                                       float lo, float hi, float* out) {
+  const simd::upper_clean clean;  // called per pass from dw3_passes' generic loop
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   if (ch % 32 == 0) {
     for (std::size_t c = 0; c < ch; c += 32)
@@ -810,6 +811,7 @@ struct dw_q8_pixels_fn {
 template <class S>
 NNHAL_TARGET_AVX512 [[gnu::flatten]] void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size_t taps,
                                                    std::size_t ch, const std::int32_t* w, const q8_epilogue& e, S* out) {
+  const simd::upper_clean clean;  // called per row from dw_rows' generic loop
   for (std::size_t c = 0; c < ch; c += 16) {
     const __mmask16 mask = lanes_mask(ch - c);
     if (ch - c >= 16) dw_row_walk(r, ow, taps, dw_q8_pixels_fn<true, S>{r, taps, ch, c, mask, w, e, out});
@@ -883,6 +885,7 @@ template <bool Full, class S>
 NNHAL_TARGET_AVX2_FMA [[gnu::flatten]] void dw_q8_block_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps,
                                                             std::size_t ch, std::size_t c, const std::int32_t* w,
                                                             const q8_epilogue& e, S* out) {
+  const simd::upper_clean clean;  // called per row and block from dw_rows' generic loop
   const std::size_t n = ch - c < 8 ? ch - c : 8;
   dw_row_walk(r, ow, taps, dw_q8_avx2_pixels<Full, S>{r, taps, ch, c, n, ymm_lanes(n), w, e, out});
 }
@@ -1024,12 +1027,14 @@ NNHAL_TARGET_AVX512_VNNI_VBMI [[gnu::always_inline]] inline void dw3_q8_block_vb
 template <unsigned St, class S>
 NNHAL_TARGET_AVX512_VNNI void dw3_q8_pass(const dw3_pass<std::uint8_t>& p, std::size_t ch, const std::int32_t* wp,
                                          const q8_epilogue& e, S* out) {
+  const simd::upper_clean clean;  // called per pass from dw3_passes' generic loop
   constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
   for (std::size_t c = 0; c < ch; c += 16) dw3_q8_block<St, S>(p, ch, c, lanes_mask(ch - c), wp, e, out, seq);
 }
 template <unsigned St, class S>
 NNHAL_TARGET_AVX512_VNNI_VBMI void dw3_q8_pass_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
                                                    const std::int32_t* wp, const q8_epilogue& e, S* out) {
+  const simd::upper_clean clean;  // called per pass from dw3_passes' generic loop
   constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};
   for (std::size_t c = 0; c < ch; c += 16) dw3_q8_block_vbmi<St, S>(p, ch, c, lanes_mask(ch - c), wp, e, out, seq);
 }

@@ -150,6 +150,22 @@ constexpr cpu_features avx2_only() noexcept {
 /// AVX-512 plus VNNI and the AMX tiles; call it only when simd::cpu().amx_int8 is true.
 #define NNHAL_TARGET_AMX \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,amx-tile,amx-int8")))
+
+namespace nnhal::simd {
+/// Ends the AVX or AVX-512 function that declares it (first thing in its body) with
+/// vzeroupper on every return. Compilers add one where a function leaves the upper halves
+/// of ymm0-15/zmm0-15 in use, but GCC 12 leaves it out after a call to a function taking
+/// vector arguments; code compiled without AVX that runs next then pays for every SSE
+/// instruction (a float32 3x3 depthwise pass returning so into its generic row loop:
+/// 112x112x32 0.41 -> 0.18 ms, one core). tests/tools/check_vzeroupper.py finds the
+/// functions that need one.
+struct upper_clean {
+  upper_clean() = default;
+  upper_clean(const upper_clean&) = delete;
+  upper_clean& operator=(const upper_clean&) = delete;
+  [[gnu::always_inline]] __attribute__((target("avx"))) inline ~upper_clean() { __builtin_ia32_vzeroupper(); }
+};
+}  // namespace nnhal::simd
 #else
 #define NNHAL_HAVE_X86_KERNELS 0
 #endif
