@@ -7,7 +7,8 @@
 // counting 2 ops per multiply-add of the convolutions and the classifier (1.14 G); the
 // memory plan's arena size next to the sum of the temporaries it holds; and where the time
 // goes, in ms per inference per operation type (<TYPE>_ms, from profiled executions after
-// the timed ones). NNHAL_BENCH_LAYERS=1 also prints each operation's time to stderr.
+// the timed ones). NNHAL_BENCH_LAYERS=1 also prints each operation's time to stderr (each
+// oneDNN primitive's for the onednn rows).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -139,6 +140,14 @@ void onednn_mobilenet(benchmark::State& state, mobilenet_type kind) {
   const double n = static_cast<double>(state.iterations());
   state.counters["ms"] = benchmark::Counter(n * 1e-3, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["GFLOPs"] = benchmark::Counter(n * mobilenet_ops / 1e9, benchmark::Counter::kIsRate);
+  // Each primitive's time, as nnhal's per-operation listing (RESHAPE has no primitive).
+  if (const char* layers = std::getenv("NNHAL_BENCH_LAYERS"); layers && *layers == '1') {
+    constexpr int timed_runs = 20;
+    std::vector<double> us;
+    for (int r = 0; r < timed_runs; ++r) d.run_timed(us);
+    for (std::size_t i = 0; i < us.size(); ++i)
+      std::fprintf(stderr, "%3zu %-20s %8.1f us\n", i, d.kind(i), us[i] / timed_runs);
+  }
 }
 #endif
 

@@ -14,6 +14,7 @@
 #if NNHAL_BENCH_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -35,6 +36,27 @@ struct onednn_model {
   void run() {
     for (std::size_t i = 0; i < prims.size(); ++i) prims[i].execute(strm, args[i]);
     strm.wait();
+  }
+  /// run() with each primitive waited for and timed: adds its microseconds to us[i].
+  void run_timed(std::vector<double>& us) {
+    us.resize(prims.size());
+    for (std::size_t i = 0; i < prims.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      prims[i].execute(strm, args[i]);
+      strm.wait();
+      us[i] += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    }
+  }
+  /// The kind of primitive i, for a per-layer listing.
+  const char* kind(std::size_t i) const {
+    switch (prims[i].get_kind()) {
+      case dnnl::primitive::kind::convolution: return "convolution";
+      case dnnl::primitive::kind::pooling: return "pooling";
+      case dnnl::primitive::kind::inner_product: return "inner_product";
+      case dnnl::primitive::kind::softmax: return "softmax";
+      case dnnl::primitive::kind::reorder: return "reorder";
+      default: return "other";
+    }
   }
 };
 
