@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build ccache libxsimd-dev libhwy-dev doctest-dev
           nlohmann-json3-dev libbenchmark-dev)
-# The compilation cache's digest (OpenSSL libcrypto); clang and libFuzzer for fuzz/.
+# The compilation cache's digest (OpenSSL libcrypto); clang and libFuzzer for fuzz/ (clang
+# also for the ctest clang_build).
 packages+=(libssl-dev clang-14 libfuzzer-14-dev)
 # qemu-user: the ctests *_avx2_cpu run the AVX2 kernels on an emulated CPU without AVX-512.
 packages+=(qemu-user)

@@ -13,8 +13,9 @@ while the callee, having vector arguments, does not).
 
 How: objdump -d of the program; per function, a forward data-flow over its basic blocks
 of "may be dirty" (set by an instruction naming ymm0-15 or zmm0-15, cleared by
-vzeroupper/vzeroall, set after a direct call to a function found dirty at return), to a
-fixed point over all functions. It reports each function that may return dirty and is
+vzeroupper/vzeroall, set after a direct call to a function found dirty at return; an
+indirect jump, a switch's table, may reach any block), to a fixed point over all
+functions. It reports each function that may return dirty and is
 called directly by a function that uses no ymm/zmm register at all (compiled without
 AVX). Returning dirty into AVX code is fine: the caller's own exit is checked.
 
@@ -93,9 +94,11 @@ def returns_dirty(insns, dirty_funcs):
                 falls = False
             elif op.startswith('j'):
                 t = TARGET.match(args)
-                if t and int(t.group(1), 16) in index:
+                if args.startswith('*'):  # a jump table: any block may follow
+                    succ.extend(range(len(starts)))
+                elif t and int(t.group(1), 16) in index:
                     succ.append(block_of[index[int(t.group(1), 16)]])
-                elif op == 'jmp' and d:  # a tail call (or an indirect jump) leaves dirty
+                elif op == 'jmp' and d:  # a tail call leaves dirty
                     return True
                 if op == 'jmp':
                     falls = False

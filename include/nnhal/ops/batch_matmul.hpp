@@ -80,7 +80,12 @@ void slices_i32(const kernel_io& io) {
   using B = xsimd::batch<std::uint32_t, Arch>;
   constexpr std::size_t lanes = B::size;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
-  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
+  // Named copies, not a structured binding: lambdas below capture them (clang before 16
+  // cannot capture structured bindings).
+  const gemm_shape shape = shape_of(io);
+  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
+  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
+                                    depth = shape.depth, n = shape.n, slices = shape.slices;
   thread_local std::vector<std::uint32_t> xt, yt;
   if (adj_x) xt.resize(m * depth);
   if (adj_y) yt.resize(depth * n);
@@ -150,7 +155,12 @@ void slices_portable(const kernel_io& io, const requant& q) {
   using T = std::conditional_t<quant, std::uint32_t, float>;  // the GEMM's lanes
   using tile = kc::gemm_tile<T, Arch>;
   if (kc::element_count(io.out[0].dims) == 0) return;
-  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
+  // Named copies, not a structured binding: lambdas below capture them (clang before 16
+  // cannot capture structured bindings).
+  const gemm_shape shape = shape_of(io);
+  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
+  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
+                                    depth = shape.depth, n = shape.n, slices = shape.slices;
   kc::packed_panels<T> p = kc::packed_panels<T>::shape(n, 1, depth, tile::nr);
   thread_local simd::aligned_vector<T> packed;
   thread_local simd::aligned_vector<S> rows;
@@ -204,7 +214,12 @@ void pack_panels(std::size_t panels, std::size_t elements, exec::parallel_contex
 inline void slices_f32_x86(const kernel_io& io, kernels::conv::avx512::gemm_isa isa) {
   namespace av = kernels::conv::avx512;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
-  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
+  // Named copies, not a structured binding: lambdas below capture them (clang before 16
+  // cannot capture structured bindings).
+  const gemm_shape shape = shape_of(io);
+  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
+  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
+                                    depth = shape.depth, n = shape.n, slices = shape.slices;
   kernels::conv::packed_f32 p = kernels::conv::packed_f32::shape(n, 1, depth, av::panel_width(n));
   thread_local simd::aligned_vector<float> packed, rows, zero_bias;
   packed.resize(p.size());
@@ -239,7 +254,12 @@ inline void slices_f32_x86(const kernel_io& io, kernels::conv::avx512::gemm_isa 
 inline void slices_q8_avx512(const kernel_io& io, const requant& q, kernels::conv::avx512::gemm_isa isa) {
   namespace av = kernels::conv::avx512;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
-  const auto [adj_x, adj_y, xr, xc, yr, yc, m, depth, n, slices] = shape_of(io);
+  // Named copies, not a structured binding: lambdas below capture them (clang before 16
+  // cannot capture structured bindings).
+  const gemm_shape shape = shape_of(io);
+  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
+  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
+                                    depth = shape.depth, n = shape.n, slices = shape.slices;
   av::packed_q8 p = av::packed_q8::shape(n, 1, depth, io.in[1].zero_point);
   thread_local simd::aligned_vector<std::int32_t> packed;  // the channel sums, then the panels
   thread_local simd::aligned_vector<std::uint8_t> rows;

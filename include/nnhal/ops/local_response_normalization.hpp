@@ -50,7 +50,10 @@ void reference(const kernel_io& io) {
   const auto in = io.input<E>(0);
   auto out = io.output<E>(0);
   if (out.size() == 0) return;
-  const auto [radius, bias, alpha, beta, axis] = params::of(io);
+  const params prm = params::of(io);  // named copies: the lambda below captures them
+  const std::int64_t radius = prm.radius;
+  const double bias = prm.bias, alpha = prm.alpha, beta = prm.beta;
+  const std::int32_t axis = prm.axis;
   const auto split = kernels::pool_norm::axis_split::of(in.dims, axis);
   kernels::pool_norm::for_each_axis_slice(split, [&](std::size_t first, std::size_t stride, std::size_t count) {
     auto at = [&](std::int64_t k) {

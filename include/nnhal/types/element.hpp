@@ -90,6 +90,14 @@ struct operand_type_info {
 };
 
 namespace detail {
+/// T, named through U: `typename same_as_first<T, U>::type` depends on U, so in a generic
+/// lambda's discarded `if constexpr` branch its members are left unchecked (clang 14
+/// checks the names there that do not depend on the lambda's parameters).
+template <class T, class U>
+struct same_as_first {
+  using type = T;
+};
+
 inline constexpr std::array<operand_type_info, 16> operand_type_table{{
     /* FLOAT32 */ {true, false, true, quant_kind::none, 4, 0, 0},
     /* INT32 */ {true, false, false, quant_kind::none, 4, 0, 0},

@@ -317,9 +317,12 @@ struct unary_op {
           } else if constexpr (std::is_same_v<E, types::i32>) {
             return kernel{reference<E>};
           } else {
-            const auto p = Spec::quant8_params(c.in[0], c.out[0]);
+            // Spec through E: a name that depends on E, so that compilers which check the
+            // non-dependent names of discarded branches (clang 14) leave it to this branch.
+            using Sp = typename types::detail::same_as_first<Spec, E>::type;
+            const auto p = Sp::quant8_params(c.in[0], c.out[0]);
             if (!p) return unsupported(c);
-            return table8_kernel<E>([&p](typename E::storage v) { return Spec::quant8_value(v, *p); });
+            return table8_kernel<E>([&p](typename E::storage v) { return Sp::quant8_value(v, *p); });
           }
         });
   }

@@ -66,14 +66,16 @@ inline const cpu_features& detected_cpu() noexcept {
     __builtin_cpu_init();
     c.avx2 = __builtin_cpu_supports("avx2");
     c.fma = __builtin_cpu_supports("fma");
-    c.f16c = __builtin_cpu_supports("f16c");
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    // F16C: CPUID leaf 1, ECX bit 29 (read directly: clang 14's __builtin_cpu_supports
+    // does not know it).
+    c.f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && ((ecx >> 29) & 1u);
     c.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
     c.avx512_vnni = c.avx512 && __builtin_cpu_supports("avx512vnni");
     c.avx512_vbmi = c.avx512 && __builtin_cpu_supports("avx512vbmi");
     // AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (read directly: not every compiler's
     // __builtin_cpu_supports knows it). Its ymm state is AVX2's, checked above.
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     c.avx_vnni = c.avx2 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && ((eax >> 4) & 1u);
     // The AMX kernels also use AVX-512 VNNI (their epilogues and the rows AMX does not take).
     c.amx_int8 = c.avx512_vnni && detail::amx_int8_usable();
