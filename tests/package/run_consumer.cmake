@@ -14,14 +14,8 @@ set(prefix "${WORK_DIR}/prefix")
 set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
 
-function(step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "package_consumer: ${what} failed (${rc}):\n${out}")
-  endif()
-  message(STATUS "package_consumer: ${what}: ok")
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+set(STEP_PREFIX package_consumer)
+include("${CMAKE_CURRENT_LIST_DIR}/../script_step.cmake")
 
 step("install to ${prefix}" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
 
