@@ -612,7 +612,7 @@ NNHAL_TARGET_AVX512_VNNI_VBMI inline words_regs make_words_regs(const linear_for
 /// Quarter Q's v = c + u a + w b + corrections (before the shift) from its word pairs
 /// `pairs` = (u, w) and the corrections transposed (byte Q of dword i is its value's).
 template <int Q, bool Corrected>
-NNHAL_TARGET_AVX512_VNNI_VBMI __attribute__((always_inline)) inline __m512i words_quarter(const words_regs& w, __m512i pairs,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI_VBMI inline __m512i words_quarter(const words_regs& w, __m512i pairs,
                                                                                  __m512i corr) {
   const __m512i high = _mm512_xor_si512(_mm512_slli_epi16(pairs, 8), w.high_flip);  // 256 (u - 128), ...
   __m512i acc = _mm512_dpwssd_epi32(w.c, pairs, w.low);

@@ -80,61 +80,56 @@ void slices_i32(const kernel_io& io) {
   using B = xsimd::batch<std::uint32_t, Arch>;
   constexpr std::size_t lanes = B::size;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
-  // Named copies, not a structured binding: lambdas below capture them (clang before 16
-  // cannot capture structured bindings).
-  const gemm_shape shape = shape_of(io);
-  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
-  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
-                                    depth = shape.depth, n = shape.n, slices = shape.slices;
+  const gemm_shape g = shape_of(io);
   thread_local std::vector<std::uint32_t> xt, yt;
-  if (adj_x) xt.resize(m * depth);
-  if (adj_y) yt.resize(depth * n);
+  if (g.adj_x) xt.resize(g.m * g.depth);
+  if (g.adj_y) yt.resize(g.depth * g.n);
   const auto* x = reinterpret_cast<const std::uint32_t*>(io.in[0].value);
   const auto* y = reinterpret_cast<const std::uint32_t*>(io.in[1].value);
   auto* out = reinterpret_cast<std::uint32_t*>(io.out_data[0]);
-  const std::size_t full = n / lanes * lanes;
-  for (std::size_t s = 0; s < slices; ++s) {
-    const std::uint32_t* xs = x + s * xr * xc;
-    const std::uint32_t* ys = y + s * yr * yc;
-    if (adj_x) {  // [depth][m] to [m][depth]
-      kernels::transpose_plane(reinterpret_cast<std::byte*>(xt.data()), depth * 4,
-                               reinterpret_cast<const std::byte*>(xs), xc * 4, xr, xc, 4);
+  const std::size_t full = g.n / lanes * lanes;
+  for (std::size_t s = 0; s < g.slices; ++s) {
+    const std::uint32_t* xs = x + s * g.xr * g.xc;
+    const std::uint32_t* ys = y + s * g.yr * g.yc;
+    if (g.adj_x) {  // [depth][m] to [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(xt.data()), g.depth * 4,
+                               reinterpret_cast<const std::byte*>(xs), g.xc * 4, g.xr, g.xc, 4);
       xs = xt.data();
     }
-    if (adj_y) {  // [n][depth] to [depth][n]
-      kernels::transpose_plane(reinterpret_cast<std::byte*>(yt.data()), n * 4,
-                               reinterpret_cast<const std::byte*>(ys), yc * 4, yr, yc, 4);
+    if (g.adj_y) {  // [n][depth] to [depth][n]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(yt.data()), g.n * 4,
+                               reinterpret_cast<const std::byte*>(ys), g.yc * 4, g.yr, g.yc, 4);
       ys = yt.data();
     }
-    std::uint32_t* os = out + s * m * n;
+    std::uint32_t* os = out + s * g.m * g.n;
     auto rows = [&](std::size_t b0, std::size_t b1) {
-      for (std::size_t i0 = b0 * 4; i0 < std::min(m, b1 * 4); i0 += 4) {
-        const std::size_t nr = std::min<std::size_t>(4, m - i0);
+      for (std::size_t i0 = b0 * 4; i0 < std::min(g.m, b1 * 4); i0 += 4) {
+        const std::size_t nr = std::min<std::size_t>(4, g.m - i0);
         // Rows past m repeat the last one; only the valid rows are stored.
         const std::uint32_t* xi[4];
-        for (std::size_t r = 0; r < 4; ++r) xi[r] = xs + (i0 + std::min(r, nr - 1)) * depth;
+        for (std::size_t r = 0; r < 4; ++r) xi[r] = xs + (i0 + std::min(r, nr - 1)) * g.depth;
         for (std::size_t j = 0; j < full; j += lanes) {
           B c0(0u), c1(0u), c2(0u), c3(0u);
-          for (std::size_t p = 0; p < depth; ++p) {
-            const B w = B::load_unaligned(ys + p * n + j);
+          for (std::size_t p = 0; p < g.depth; ++p) {
+            const B w = B::load_unaligned(ys + p * g.n + j);
             c0 += B(xi[0][p]) * w;
             c1 += B(xi[1][p]) * w;
             c2 += B(xi[2][p]) * w;
             c3 += B(xi[3][p]) * w;
           }
           const B c[4] = {c0, c1, c2, c3};
-          for (std::size_t r = 0; r < nr; ++r) c[r].store_unaligned(os + (i0 + r) * n + j);
+          for (std::size_t r = 0; r < nr; ++r) c[r].store_unaligned(os + (i0 + r) * g.n + j);
         }
         for (std::size_t r = 0; r < nr; ++r)
-          for (std::size_t j = full; j < n; ++j) {
+          for (std::size_t j = full; j < g.n; ++j) {
             std::uint32_t acc = 0;
-            for (std::size_t p = 0; p < depth; ++p) acc += xi[r][p] * ys[p * n + j];
-            os[(i0 + r) * n + j] = acc;
+            for (std::size_t p = 0; p < g.depth; ++p) acc += xi[r][p] * ys[p * g.n + j];
+            os[(i0 + r) * g.n + j] = acc;
           }
       }
     };
-    const std::size_t blocks = (m + 3) / 4;
-    if (io.par && io.par->concurrency() > 1 && blocks > 1 && m * n * depth >= (std::size_t{1} << 16))
+    const std::size_t blocks = (g.m + 3) / 4;
+    if (io.par && io.par->concurrency() > 1 && blocks > 1 && g.m * g.n * g.depth >= (std::size_t{1} << 16))
       io.par->parallel_for(blocks, 1, rows);
     else
       rows(0, blocks);
@@ -155,48 +150,43 @@ void slices_portable(const kernel_io& io, const requant& q) {
   using T = std::conditional_t<quant, std::uint32_t, float>;  // the GEMM's lanes
   using tile = kc::gemm_tile<T, Arch>;
   if (kc::element_count(io.out[0].dims) == 0) return;
-  // Named copies, not a structured binding: lambdas below capture them (clang before 16
-  // cannot capture structured bindings).
-  const gemm_shape shape = shape_of(io);
-  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
-  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
-                                    depth = shape.depth, n = shape.n, slices = shape.slices;
-  kc::packed_panels<T> p = kc::packed_panels<T>::shape(n, 1, depth, tile::nr);
+  const gemm_shape g = shape_of(io);
+  kc::packed_panels<T> p = kc::packed_panels<T>::shape(g.n, 1, g.depth, tile::nr);
   thread_local simd::aligned_vector<T> packed;
   thread_local simd::aligned_vector<S> rows;
   packed.resize(p.size());
   p.w = std::shared_ptr<const T>(std::shared_ptr<const T>{}, packed.data());  // not owning
-  if (adj_x) rows.resize(m * depth);
+  if (g.adj_x) rows.resize(g.m * g.depth);
   const auto* x = reinterpret_cast<const S*>(io.in[0].value);
   const auto* y = reinterpret_cast<const S*>(io.in[1].value);
   auto* out = reinterpret_cast<S*>(io.out_data[0]);
-  exec::parallel_context* par = m * n * depth >= (std::size_t{1} << 16) ? io.par : nullptr;
+  exec::parallel_context* par = g.m * g.n * g.depth >= (std::size_t{1} << 16) ? io.par : nullptr;
   const std::vector<float> zero_bias(quant ? 0 : p.padded_channels(), 0.0f);
   std::optional<kc::q8_requant_lanes> rq;
   if constexpr (quant) {
     const auto o = io.output<types::qs8>(0);
-    rq.emplace(q, nullptr, n, p.padded_channels(), quant::activation_range(0, o.scale, o.zero_point, -128, 127));
+    rq.emplace(q, nullptr, g.n, p.padded_channels(), quant::activation_range(0, o.scale, o.zero_point, -128, 127));
   }
-  for (std::size_t s = 0; s < slices; ++s) {
-    const S* xs = x + s * xr * xc;
-    const S* ys = y + s * yr * yc;
+  for (std::size_t s = 0; s < g.slices; ++s) {
+    const S* xs = x + s * g.xr * g.xc;
+    const S* ys = y + s * g.yr * g.yc;
     // Weights (n outputs of depth inputs): input1's slice is [n][depth] when adj_y, else [depth][n].
     if constexpr (quant)
-      kc::pack_panels_into(packed.data(), p, ys, adj_y ? yc : 1, adj_y ? 1 : yc,
+      kc::pack_panels_into(packed.data(), p, ys, g.adj_y ? g.yc : 1, g.adj_y ? 1 : g.yc,
                            kc::minus_zero_point<S>{io.in[1].zero_point});
     else
-      kc::pack_f32_into(packed.data(), p, ys, adj_y ? yc : 1, adj_y ? 1 : yc);
-    if (adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
-      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), depth * sizeof(S),
-                               reinterpret_cast<const std::byte*>(xs), xc * sizeof(S), xr, xc, sizeof(S));
+      kc::pack_f32_into(packed.data(), p, ys, g.adj_y ? g.yc : 1, g.adj_y ? 1 : g.yc);
+    if (g.adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), g.depth * sizeof(S),
+                               reinterpret_cast<const std::byte*>(xs), g.xc * sizeof(S), g.xr, g.xc, sizeof(S));
       xs = rows.data();
     }
-    S* os = out + s * m * n;
+    S* os = out + s * g.m * g.n;
     if constexpr (quant)
-      kc::gemm_tiles<tile::mr, tile::nr>(m, depth, xs, p.panels, kc::q8_tile<Arch, S>{p, io.in[0].zero_point, *rq, os, n},
-                                         par);
+      kc::gemm_tiles<tile::mr, tile::nr>(g.m, g.depth, xs, p.panels,
+                                         kc::q8_tile<Arch, S>{p, io.in[0].zero_point, *rq, os, g.n}, par);
     else
-      kc::gemm_f32<Arch>(m, xs, p, zero_bias.data(), -std::numeric_limits<float>::infinity(),
+      kc::gemm_f32<Arch>(g.m, xs, p, zero_bias.data(), -std::numeric_limits<float>::infinity(),
                          std::numeric_limits<float>::infinity(), os, par);
   }
 }
@@ -214,36 +204,32 @@ void pack_panels(std::size_t panels, std::size_t elements, exec::parallel_contex
 inline void slices_f32_x86(const kernel_io& io, kernels::conv::avx512::gemm_isa isa) {
   namespace av = kernels::conv::avx512;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
-  // Named copies, not a structured binding: lambdas below capture them (clang before 16
-  // cannot capture structured bindings).
-  const gemm_shape shape = shape_of(io);
-  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
-  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
-                                    depth = shape.depth, n = shape.n, slices = shape.slices;
-  kernels::conv::packed_f32 p = kernels::conv::packed_f32::shape(n, 1, depth, av::panel_width(n));
+  const gemm_shape g = shape_of(io);
+  kernels::conv::packed_f32 p = kernels::conv::packed_f32::shape(g.n, 1, g.depth, av::panel_width(g.n));
   thread_local simd::aligned_vector<float> packed, rows, zero_bias;
   packed.resize(p.size());
   zero_bias.assign(p.panels * p.nr, 0.0f);
   float* const panels = packed.data();  // the caller's buffer (a worker's thread_local is another)
   p.w = std::shared_ptr<const float>(std::shared_ptr<const float>{}, panels);  // not owning
-  if (adj_x) rows.resize(m * depth);
+  if (g.adj_x) rows.resize(g.m * g.depth);
   const auto* x = reinterpret_cast<const float*>(io.in[0].value);
   const auto* y = reinterpret_cast<const float*>(io.in[1].value);
   auto* out = reinterpret_cast<float*>(io.out_data[0]);
   constexpr float inf = std::numeric_limits<float>::infinity();
-  for (std::size_t s = 0; s < slices; ++s) {
-    const float* xs = x + s * xr * xc;
-    const float* ys = y + s * yr * yc;
+  for (std::size_t s = 0; s < g.slices; ++s) {
+    const float* xs = x + s * g.xr * g.xc;
+    const float* ys = y + s * g.yr * g.yc;
     // Weights (n outputs of depth inputs): input1's slice is [n][depth] when adj_y, else [depth][n].
-    pack_panels(p.panels, yr * yc, io.par, [&](std::size_t p0, std::size_t p1) {
-      kernels::conv::pack_f32_into(panels, p, ys, adj_y ? yc : 1, adj_y ? 1 : yc, p0, p1);
+    pack_panels(p.panels, g.yr * g.yc, io.par, [&](std::size_t p0, std::size_t p1) {
+      kernels::conv::pack_f32_into(panels, p, ys, g.adj_y ? g.yc : 1, g.adj_y ? 1 : g.yc, p0, p1);
     });
-    if (adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
-      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), depth * sizeof(float),
-                               reinterpret_cast<const std::byte*>(xs), xc * sizeof(float), xr, xc, sizeof(float));
+    if (g.adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), g.depth * sizeof(float),
+                               reinterpret_cast<const std::byte*>(xs), g.xc * sizeof(float), g.xr, g.xc, sizeof(float));
       xs = rows.data();
     }
-    av::gemm_f32(av::dense_rows<float>{xs, depth}, m, p, zero_bias.data(), -inf, inf, out + s * m * n, io.par, 0, isa);
+    av::gemm_f32(av::dense_rows<float>{xs, g.depth}, g.m, p, zero_bias.data(), -inf, inf, out + s * g.m * g.n,
+                 io.par, 0, isa);
   }
 }
 
@@ -254,13 +240,8 @@ inline void slices_f32_x86(const kernel_io& io, kernels::conv::avx512::gemm_isa 
 inline void slices_q8_avx512(const kernel_io& io, const requant& q, kernels::conv::avx512::gemm_isa isa) {
   namespace av = kernels::conv::avx512;
   if (kernels::conv::element_count(io.out[0].dims) == 0) return;
-  // Named copies, not a structured binding: lambdas below capture them (clang before 16
-  // cannot capture structured bindings).
-  const gemm_shape shape = shape_of(io);
-  [[maybe_unused]] const bool adj_x = shape.adj_x, adj_y = shape.adj_y;
-  [[maybe_unused]] const std::size_t xr = shape.xr, xc = shape.xc, yr = shape.yr, yc = shape.yc, m = shape.m,
-                                    depth = shape.depth, n = shape.n, slices = shape.slices;
-  av::packed_q8 p = av::packed_q8::shape(n, 1, depth, io.in[1].zero_point);
+  const gemm_shape g = shape_of(io);
+  av::packed_q8 p = av::packed_q8::shape(g.n, 1, g.depth, io.in[1].zero_point);
   thread_local simd::aligned_vector<std::int32_t> packed;  // the channel sums, then the panels
   thread_local simd::aligned_vector<std::uint8_t> rows;
   packed.resize((p.bytes() + 3) / 4);
@@ -268,30 +249,30 @@ inline void slices_q8_avx512(const kernel_io& io, const requant& q, kernels::con
                                             reinterpret_cast<const std::byte*>(packed.data())));
   auto* sums = packed.data();
   auto* panels = reinterpret_cast<std::int8_t*>(packed.data() + p.panels * p.nr);
-  if (adj_x) rows.resize(m * depth);
+  if (g.adj_x) rows.resize(g.m * g.depth);
   const auto* x = reinterpret_cast<const std::uint8_t*>(io.in[0].value);
   const auto* y = reinterpret_cast<const std::uint8_t*>(io.in[1].value);
   auto* out = reinterpret_cast<std::int8_t*>(io.out_data[0]);
   const auto o = io.output<types::qs8>(0);
   av::q8_epilogue e;
-  av::set_lanes(e, q, n, p.panels * p.nr);
+  av::set_lanes(e, q, g.n, p.panels * p.nr);
   const quant::quant_range r = quant::activation_range(0, o.scale, o.zero_point, -128, 127);
   e.lo = r.lo;
   e.hi = r.hi;
   const std::int32_t zx = io.in[0].zero_point + 128;  // the GEMM reads input0 flipped to u8
-  for (std::size_t s = 0; s < slices; ++s) {
-    const std::uint8_t* xs = x + s * xr * xc;
+  for (std::size_t s = 0; s < g.slices; ++s) {
+    const std::uint8_t* xs = x + s * g.xr * g.xc;
     // Weights (n outputs of depth inputs): input1's slice is [n][depth] when adj_y, else [depth][n].
-    pack_panels(p.panels, yr * yc, io.par, [&](std::size_t p0, std::size_t p1) {
-      av::pack_q8_into(panels, sums, p, y + s * yr * yc, adj_y ? yc : 1, adj_y ? 1 : yc, false, p0, p1);
+    pack_panels(p.panels, g.yr * g.yc, io.par, [&](std::size_t p0, std::size_t p1) {
+      av::pack_q8_into(panels, sums, p, y + s * g.yr * g.yc, g.adj_y ? g.yc : 1, g.adj_y ? 1 : g.yc, false, p0, p1);
     });
     av::set_offsets(e, p, nullptr, zx);
-    if (adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
-      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), depth, reinterpret_cast<const std::byte*>(xs),
-                               xc, xr, xc, 1);
+    if (g.adj_x) {  // [depth][m] to the GEMM's rows [m][depth]
+      kernels::transpose_plane(reinterpret_cast<std::byte*>(rows.data()), g.depth,
+                               reinterpret_cast<const std::byte*>(xs), g.xc, g.xr, g.xc, 1);
       xs = rows.data();
     }
-    av::gemm_q8(av::dense_rows<std::uint8_t>{xs, depth}, m, p, e, out + s * m * n, io.par, isa);
+    av::gemm_q8(av::dense_rows<std::uint8_t>{xs, g.depth}, g.m, p, e, out + s * g.m * g.n, io.par, isa);
   }
 }
 #endif

@@ -447,7 +447,7 @@ struct dw_f32_pixels_fn {
 };
 
 /// One output row (ow pixels) of the float32 depthwise conv, 16 channels at a time.
-NNHAL_TARGET_AVX512 __attribute__((flatten)) inline void dw_f32_row(const dw_row<float>& r, std::size_t ow, std::size_t taps,
+[[gnu::flatten]] NNHAL_TARGET_AVX512 inline void dw_f32_row(const dw_row<float>& r, std::size_t ow, std::size_t taps,
                                                             std::size_t ch, const float* w, const float* bias, float lo,
                                                             float hi, float* out) {
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
@@ -519,7 +519,7 @@ struct dw_f32_avx2_pixels {
 };
 
 /// One output row of the float32 depthwise conv in AVX2 (8 channels per vector).
-NNHAL_TARGET_AVX2_FMA __attribute__((flatten)) inline void dw_f32_row_avx2(const dw_row<float>& r, std::size_t ow,
+[[gnu::flatten]] NNHAL_TARGET_AVX2_FMA inline void dw_f32_row_avx2(const dw_row<float>& r, std::size_t ow,
                                                                   std::size_t taps, std::size_t ch, const float* w,
                                                                   const float* bias, float lo, float hi, float* out) {
   dw_row_walk(r, ow, taps, dw_f32_avx2_pixels{r, taps, ch, w, bias, _mm256_set1_ps(lo), _mm256_set1_ps(hi), out});
@@ -809,7 +809,7 @@ struct dw_q8_pixels_fn {
 
 /// One output row of the quant8 depthwise conv, 16 channels at a time.
 template <class S>
-NNHAL_TARGET_AVX512 __attribute__((flatten)) void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size_t taps,
+[[gnu::flatten]] NNHAL_TARGET_AVX512 void dw_q8_row(const dw_row<S>& r, std::size_t ow, std::size_t taps,
                                                    std::size_t ch, const std::int32_t* w, const q8_epilogue& e, S* out) {
   const simd::upper_clean clean;  // called per row from dw_rows' generic loop
   for (std::size_t c = 0; c < ch; c += 16) {
@@ -821,7 +821,7 @@ NNHAL_TARGET_AVX512 __attribute__((flatten)) void dw_q8_row(const dw_row<S>& r, 
 
 /// 8 values of S from p widened to int32 lanes; Full false: only the first n (the rest 0).
 template <bool Full, class S>
-NNHAL_TARGET_AVX2_FMA __attribute__((always_inline)) inline __m256i load_x8(const S* p, std::size_t n) {
+[[gnu::always_inline]] NNHAL_TARGET_AVX2_FMA inline __m256i load_x8(const S* p, std::size_t n) {
   std::uint64_t v = 0;
   std::memcpy(&v, p, Full ? 8 : n);
   const __m128i b = _mm_cvtsi64_si128(static_cast<long long>(v));
@@ -882,7 +882,7 @@ struct dw_q8_avx2_pixels {
 
 /// Channels [c, c + 8) of one output row of the quant8 depthwise conv in AVX2.
 template <bool Full, class S>
-NNHAL_TARGET_AVX2_FMA __attribute__((flatten)) void dw_q8_block_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps,
+[[gnu::flatten]] NNHAL_TARGET_AVX2_FMA void dw_q8_block_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps,
                                                             std::size_t ch, std::size_t c, const std::int32_t* w,
                                                             const q8_epilogue& e, S* out) {
   const simd::upper_clean clean;  // called per row and block from dw_rows' generic loop
@@ -903,7 +903,7 @@ void dw_q8_row_avx2(const dw_row<S>& r, std::size_t ow, std::size_t taps, std::s
 /// Quant8 3x3: input column J (x, int16 pairs in int32 lanes) of one pair of filter rows
 /// whose three tap pairs are `w`.
 template <unsigned S, std::size_t J>
-NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_q8_column(__m512i x, const __m512i* w, __m512i* acc) {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_column(__m512i x, const __m512i* w, __m512i* acc) {
   if constexpr (dw3_uses<S, J, 0>) acc[dw3_pixel<S, J, 0>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 0>], x, w[0]);
   if constexpr (dw3_uses<S, J, 1>) acc[dw3_pixel<S, J, 1>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 1>], x, w[1]);
   if constexpr (dw3_uses<S, J, 2>) acc[dw3_pixel<S, J, 2>] = _mm512_dpwssd_epi32(acc[dw3_pixel<S, J, 2>], x, w[2]);
@@ -913,11 +913,11 @@ NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_q8_colum
 /// half): one vpdpwssd then adds both rows' products, exactly. dw3_pair widens, shifts and
 /// blends; dw3_pair_vbmi places both rows' bytes with one byte permute that zeroes the
 /// high bytes.
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i dw3_pair(__m128i row0, __m128i row1) {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i dw3_pair(__m128i row0, __m128i row1) {
   return _mm512_mask_blend_epi16(0xAAAAAAAAu, widen_x16<std::uint8_t>(row0),
                                  _mm512_maskz_slli_epi32(simd::avx512::all16, widen_x16<std::uint8_t>(row1), 16));
 }
-NNHAL_TARGET_AVX512_VBMI __attribute__((always_inline)) inline __m512i dw3_pair_vbmi(__m128i row0, __m128i row1) {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VBMI inline __m512i dw3_pair_vbmi(__m128i row0, __m128i row1) {
   // Byte 4i takes row 0's byte i, byte 4i + 2 row 1's (index 64 + i); odd bytes zero.
   const __m512i idx = _mm512_set_epi32(0x004F000F, 0x004E000E, 0x004D000D, 0x004C000C, 0x004B000B, 0x004A000A,
                                        0x00490009, 0x00480008, 0x00470007, 0x00460006, 0x00450005, 0x00440004,
@@ -935,7 +935,7 @@ struct dw3_q8_regs {
 };
 /// The accumulators at the channels' offsets, the filter vectors, the row pointers (a row
 /// in the padding reads the pass's padding row).
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void dw3_q8_start(dw3_q8_regs& r, const dw3_pass<std::uint8_t>& p,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline void dw3_q8_start(dw3_q8_regs& r, const dw3_pass<std::uint8_t>& p,
                                                                     std::size_t ch, std::size_t c, __mmask16 m,
                                                                     const std::int32_t* wp, const q8_epilogue& e) {
   const __m512i init = _mm512_loadu_si512(e.offset.data() + c);
@@ -949,7 +949,7 @@ NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void dw3_q8_start(dw3_
 }
 /// Filter row 2's products, each input column widened once.
 template <unsigned St, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_q8_row2(dw3_q8_regs& r, std::size_t ch, __mmask16 m,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_row2(dw3_q8_regs& r, std::size_t ch, __mmask16 m,
                                                                         std::index_sequence<J...>) {
   (dw3_q8_column<St, J>(widen_x16<std::uint8_t>(_mm_maskz_loadu_epi8(m, r.x[2] + J * ch)), r.w2, r.acc), ...);
 }
@@ -961,7 +961,7 @@ NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_q8_row2(
 /// masked store at the pixel's place less 16 p bytes (where before each pixel narrowed
 /// and stored on its own: vpmovdb is two shuffle-port uops).
 template <class S>
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void dw3_q8_finish(const __m512i* acc, std::size_t n,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline void dw3_q8_finish(const __m512i* acc, std::size_t n,
                                                                      std::size_t ch, std::size_t c, __mmask16 m,
                                                                      const q8_epilogue& e, S* out) {
   using simd::avx512::all16;
@@ -996,7 +996,7 @@ NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void dw3_q8_finish(con
 /// copied with its top bit flipped: see depthwise_q8_nhwc). Taps in the padding read the
 /// input zero point, as the reference's (the pass's padding values).
 template <unsigned St, class S, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_q8_block(const dw3_pass<std::uint8_t>& p, std::size_t ch, std::size_t c,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI inline void dw3_q8_block(const dw3_pass<std::uint8_t>& p, std::size_t ch, std::size_t c,
                                                  __mmask16 m, const std::int32_t* wp, const q8_epilogue& e, S* out,
                                                  std::index_sequence<J...> seq) {
   dw3_q8_regs r;
@@ -1009,7 +1009,7 @@ NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_q8_block
 }
 /// dw3_q8_block pairing rows 0 and 1 with VBMI's byte permute.
 template <unsigned St, class S, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI_VBMI __attribute__((always_inline)) inline void dw3_q8_block_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI_VBMI inline void dw3_q8_block_vbmi(const dw3_pass<std::uint8_t>& p, std::size_t ch,
                                                            std::size_t c, __mmask16 m, const std::int32_t* wp,
                                                            const q8_epilogue& e, S* out,
                                                            std::index_sequence<J...> seq) {
@@ -1047,13 +1047,13 @@ NNHAL_TARGET_AVX512_VNNI_VBMI void dw3_q8_pass_vbmi(const dw3_pass<std::uint8_t>
 /// (at stride 2, two for the lower row). dw3_quad_taps: one output row's, acc that row's
 /// accumulators and w its three tap columns' bytes.
 template <unsigned St, std::size_t J>
-NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_quad_taps(__m512i x, const __m512i* w, __m512i* acc) {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI inline void dw3_quad_taps(__m512i x, const __m512i* w, __m512i* acc) {
   if constexpr (dw3_uses<St, J, 0>) acc[dw3_pixel<St, J, 0>] = _mm512_dpbusd_epi32(acc[dw3_pixel<St, J, 0>], x, w[0]);
   if constexpr (dw3_uses<St, J, 1>) acc[dw3_pixel<St, J, 1>] = _mm512_dpbusd_epi32(acc[dw3_pixel<St, J, 1>], x, w[1]);
   if constexpr (dw3_uses<St, J, 2>) acc[dw3_pixel<St, J, 2>] = _mm512_dpbusd_epi32(acc[dw3_pixel<St, J, 2>], x, w[2]);
 }
 template <unsigned St, std::size_t J, std::size_t Rows, bool Split>
-NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_quad_column(__m512i x, __m512i x4, const __m512i (*w)[3],
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI inline void dw3_quad_column(__m512i x, __m512i x4, const __m512i (*w)[3],
                                                                            const __m512i (*w4)[3],
                                                                            __m512i (*acc)[dw3_px]) {
 #pragma GCC unroll 4
@@ -1068,7 +1068,7 @@ NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_quad_col
 /// q + J * ldq) and, at stride 2 with two rows, the fifth row x4 (column J's at
 /// x4 + J * ch).
 template <unsigned St, std::size_t Rows, bool Split, class S, std::size_t... J>
-NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_quad_block(const std::int32_t* q, std::size_t ldq,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512_VNNI inline void dw3_quad_block(const std::int32_t* q, std::size_t ldq,
                                                                           const std::uint8_t* x4, std::size_t n,
                                                                           std::size_t ch, std::size_t c, __mmask16 m,
                                                                           const std::int32_t* wq, const q8_epilogue& e,
@@ -1109,7 +1109,7 @@ NNHAL_TARGET_AVX512_VNNI __attribute__((always_inline)) inline void dw3_quad_blo
 /// dw3_quad_passes gives them; `wq` the filter as dw_q8_filter::quads3. Not inlined: in
 /// the driver's loop (which GCC chose at stride 1), 112x112x32 took 8% longer.
 template <unsigned St, std::size_t Rows, bool Split, class S>
-NNHAL_TARGET_AVX512_VNNI __attribute__((noinline)) void dw3_quad_pass(const std::int32_t* q, std::size_t ldq, const std::uint8_t* x4,
+[[gnu::noinline]] NNHAL_TARGET_AVX512_VNNI void dw3_quad_pass(const std::int32_t* q, std::size_t ldq, const std::uint8_t* x4,
                                            std::size_t c0, std::size_t cn, std::size_t n, std::size_t ch,
                                            const std::int32_t* wq, const q8_epilogue& e, S* const* out) {
   constexpr auto seq = std::make_index_sequence<dw3_cols<St>>{};

@@ -974,7 +974,7 @@ inline q8_epilogue make_q8_epilogue(const packed_q8& p, const std::int32_t* bias
 /// instruction (vpxord with an embedded broadcast); a scalar xor first made GCC broadcast
 /// from a general register, two more instructions per row and group of 4 inputs.
 template <bool Flip>
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i row_u32(const std::uint8_t* p, __m512i flip,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i row_u32(const std::uint8_t* p, __m512i flip,
                                                              std::size_t n = 4) noexcept {
   std::uint32_t v = 0;
   std::memcpy(&v, p, n);
@@ -994,7 +994,7 @@ NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i row_u32(const 
 /// 224x224x3 -> 32, one core: on AMX qu8 131 -> 109 us; on VNNI, min of 5, qu8 133 -> 127,
 /// qs8 147 -> 137).
 template <class S, std::size_t R, std::size_t NV>
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void store_packed_rows(const q8_epilogue& e, std::size_t c0, S* out,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline void store_packed_rows(const q8_epilogue& e, std::size_t c0, S* out,
                                                                     std::size_t ldo, __m512i (&acc)[R][NV]) {
   static_assert(NV == 4 || (NV == 2 && R % 2 == 0));
   __m512i saved[R][NV];
@@ -1108,7 +1108,7 @@ NNHAL_TARGET_AVX512_VNNI void micro_q8(const std::uint8_t* const* a, std::size_t
 
 /// acc + the four byte products of each 32-bit lane of x (u8) and w (s8): vpdpbusd of
 /// AVX-VNNI (the VEX form; inline assembly, so this function needs no target beyond AVX2).
-NNHAL_TARGET_AVX2_FMA __attribute__((always_inline)) inline __m256i dpbusd_vex(__m256i acc, __m256i x, __m256i w) noexcept {
+[[gnu::always_inline]] NNHAL_TARGET_AVX2_FMA inline __m256i dpbusd_vex(__m256i acc, __m256i x, __m256i w) noexcept {
   asm("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(x), "x"(w));
   return acc;
 }
@@ -1116,7 +1116,7 @@ NNHAL_TARGET_AVX2_FMA __attribute__((always_inline)) inline __m256i dpbusd_vex(_
 /// One group of 4 inputs of micro_q8_ymm: R rows' bytes [k, k + n) (N: n known at compile
 /// time, 0: not) times the group's 2J vectors of weights at wp.
 template <std::size_t R, std::size_t J, bool Vnni, std::uint32_t Flip, std::size_t N>
-NNHAL_TARGET_AVX2_FMA __attribute__((always_inline)) inline void group_q8_ymm(const std::uint8_t* const (&ap)[R], std::size_t k,
+[[gnu::always_inline]] NNHAL_TARGET_AVX2_FMA inline void group_q8_ymm(const std::uint8_t* const (&ap)[R], std::size_t k,
                                                                  const std::int8_t* wp, __m256i (&acc)[R][2 * J],
                                                                  std::size_t n = N) noexcept {
   __m256i wv[2 * J], wo[2 * J];
@@ -1298,7 +1298,7 @@ NNHAL_TARGET_AVX512 void row_terms(const std::uint8_t* const* ptrs, std::size_t 
 
 /// Rows 2i and 2i + 1 of a 32-byte-strided block from p (their first k bytes under
 /// `halves`, plus `flipped`), summed in 8 qword lanes: lanes 0-3 row 2i, 4-7 row 2i + 1.
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i two_row_lanes(const std::uint8_t* p, __mmask64 halves,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i two_row_lanes(const std::uint8_t* p, __mmask64 halves,
                                                                        __m512i flipped) {
   return _mm512_sad_epu8(_mm512_maskz_add_epi8(halves, _mm512_maskz_loadu_epi8(halves, p), flipped),
                          _mm512_setzero_si512());
@@ -1420,7 +1420,7 @@ inline amx_tile_config amx_config(std::size_t kc) noexcept {
 /// vector j) through store_packed_rows, 4 rows at a time, the last ones through a scratch
 /// block.
 template <class S, std::size_t NV, class Sum>
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void store_panel_rows(const q8_epilogue& e, std::size_t c0,
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline void store_panel_rows(const q8_epilogue& e, std::size_t c0,
                                                                    std::size_t rows, const Sum& sum, S* o,
                                                                    std::size_t ldo) {
   for (std::size_t r = 0; r < rows; r += 4) {

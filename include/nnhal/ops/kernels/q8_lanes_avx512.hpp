@@ -148,7 +148,7 @@ struct q8_lanes {
   /// v times each lane's multiplier (below 1), rounded as quant::apply_multiplier does:
   /// (p + add - [p < 0] sub) >> shift on the even and the odd lanes' 64-bit products, their
   /// low halves interleaved back.
-  NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i scaled(__m512i v) const {
+  [[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i scaled(__m512i v) const {
     using simd::avx512::all8;
     const __m512i mantissa = _mm512_loadu_si512(s->mantissa.data() + c), right = _mm512_loadu_si512(s->right.data() + c);
     __m512i add_even, sub_even, shift_even, add_odd, sub_odd, shift_odd;
@@ -166,7 +166,7 @@ struct q8_lanes {
   }
 
   /// q + zp of each lane with left shifts (a multiplier above 1), in fixed point.
-  NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i exact_left(__m512i v) const {
+  [[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i exact_left(__m512i v) const {
     const __m512i mantissa = _mm512_loadu_si512(s->mantissa.data() + c), left = _mm512_loadu_si512(s->left.data() + c);
     const __m512i right = _mm512_loadu_si512(s->right.data() + c);
     const __m512i rmask = _mm512_loadu_si512(s->round_mask.data() + c);
@@ -175,7 +175,7 @@ struct q8_lanes {
   }
 
   /// G = round(fl(v) M + b) of the float path, b the lanes' B for v's signs.
-  NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i float_g(__m512i v, __m512 b) const {
+  [[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i float_g(__m512i v, __m512 b) const {
     using simd::avx512::all16;
     constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const __m512 y = _mm512_maskz_fmadd_round_ps(all16, _mm512_maskz_cvt_roundepi32_ps(all16, v, rn), fast_m, b, rn);
@@ -184,7 +184,7 @@ struct q8_lanes {
   /// G of each lane by the float path (no left shifts): its high 16 bits are q + zp unless
   /// its low 16 bits (the even words, min-accumulated into `lows` for fast_inexact()) are
   /// below the window.
-  NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i fast_g(__m512i v, __m512i& lows) const {
+  [[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i fast_g(__m512i v, __m512i& lows) const {
     // B of v's sign: a vector select (all ones where v < 0), not a mask register.
     const __m512i negative = _mm512_maskz_srai_epi32(simd::avx512::all16, v, 31);
     const __m512i g = float_g(v, _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
@@ -194,13 +194,13 @@ struct q8_lanes {
   }
   /// q + zp of each lane in fixed point, clamped to [lo, hi], as the high word of a G
   /// value (for a block whose fast_g() results lie next to a rounding boundary).
-  NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i exact_g(__m512i v) const {
+  [[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i exact_g(__m512i v) const {
     using simd::avx512::all16;
     const __m512i q = _mm512_add_epi32(scaled(v), zp);
     return _mm512_maskz_slli_epi32(all16, _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, q, lo), hi), 16);
   }
   /// q + zp of each lane by the float path: fast_g()'s high halves.
-  NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i fast(__m512i v, __m512i& lows) const {
+  [[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i fast(__m512i v, __m512i& lows) const {
     return _mm512_maskz_srai_epi32(simd::avx512::all16, fast_g(v, lows), 16);
   }
   /// Whether a result accumulated into `lows` needs the exact path.
@@ -249,7 +249,7 @@ struct q8_lanes {
     else put(o, mask, biased(v));
   }
   /// q + zp of one row (no left shifts): see store().
-  NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i biased(__m512i v) const {
+  [[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i biased(__m512i v) const {
     using simd::avx512::all16;
     const __m512i g = float_g(v, _mm512_mask_mov_ps(fast_pos, _mm512_movepi32_mask(v), fast_neg));
     if (_mm512_testn_epi32_mask(g, window)) [[unlikely]]
@@ -261,7 +261,7 @@ struct q8_lanes {
 /// The G values' high words (q + zp as int16, see q8_lanes) of (a, b) where
 /// _mm512_packs_epi32(a >> 16, b >> 16) would put them (128-bit lane L: lanes 4L .. 4L + 3
 /// of a, then of b), for simd::avx512::store_x64_words.
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i high_words(__m512i a, __m512i b) {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i high_words(__m512i a, __m512i b) {
   const __m512i pick =
       _mm512_set_epi16(63, 61, 59, 57, 31, 29, 27, 25, 55, 53, 51, 49, 23, 21, 19, 17, 47, 45, 43, 41, 15, 13, 11, 9,
                        39, 37, 35, 33, 7, 5, 3, 1);

@@ -109,7 +109,7 @@ NNHAL_TARGET_AVX512 inline void store_x16(S* p, __m512i v, __m512i lo, __m512i h
 /// The high 16 bits of a's and b's int32 lanes packed with saturation as
 /// _mm512_packs_epi32 packs (two shifts and a pack: a word permute gathering them takes
 /// two cycles of the shuffle port on current cores).
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline __m512i packs_high_halves(__m512i a, __m512i b) {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i packs_high_halves(__m512i a, __m512i b) {
   return _mm512_maskz_packs_epi32(~__mmask32{0}, _mm512_maskz_srai_epi32(all16, a, 16),
                                   _mm512_maskz_srai_epi32(all16, b, 16));
 }

@@ -32,12 +32,12 @@ void streamed_run(bool stream, const T* dst, std::size_t n, Loop&& loop) {
 
 /// 64 bytes to a line-aligned p when Stream (a streaming store), else to any p.
 template <bool Stream>
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void store64(float* p, __m512 v) noexcept {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline void store64(float* p, __m512 v) noexcept {
   if constexpr (Stream) _mm512_stream_ps(p, v);
   else _mm512_storeu_ps(p, v);
 }
 template <bool Stream>
-NNHAL_TARGET_AVX512 __attribute__((always_inline)) inline void store64(void* p, __m512i v) noexcept {
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline void store64(void* p, __m512i v) noexcept {
   if constexpr (Stream) _mm512_stream_si512(static_cast<__m512i*>(p), v);
   else _mm512_storeu_si512(p, v);
 }
