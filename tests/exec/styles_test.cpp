@@ -377,7 +377,8 @@ TEST_CASE("fenced: waits for every fence, then signals its own; launched/fenced 
   yes.measure = ty::MeasureTiming::YES;
   auto r = ex::execute_fenced(rt, c.pm, j.request, {a, b}, yes);
   REQUIRE(r.ok());
-  auto [done, cb] = *r;
+  const auto done = r->sync_fence;  // named: clang 14 cannot capture structured bindings
+  const auto cb = r->callback;
   REQUIRE(done);
   REQUIRE(cb);
   std::this_thread::sleep_for(10ms);

@@ -75,13 +75,9 @@ void fill_coarse(tensor& t, std::mt19937& rng) {
 }
 
 bool has_activation(OpT op) { return op == OpT::SUB || op == OpT::DIV; }
-bool is_comparison(OpT op) {
-  return op == OpT::EQUAL || op == OpT::NOT_EQUAL || op == OpT::GREATER || op == OpT::GREATER_EQUAL ||
-         op == OpT::LESS || op == OpT::LESS_EQUAL;
-}
-
 constexpr std::array<OpT, 6> comparisons{OpT::EQUAL, OpT::NOT_EQUAL, OpT::GREATER,
                                          OpT::GREATER_EQUAL, OpT::LESS, OpT::LESS_EQUAL};
+bool is_comparison(OpT op) { return std::find(comparisons.begin(), comparisons.end(), op) != comparisons.end(); }
 constexpr std::array<OT, 6> comparison_types{OT::TENSOR_BOOL8, OT::TENSOR_FLOAT16, OT::TENSOR_FLOAT32,
                                              OT::TENSOR_INT32, OT::TENSOR_QUANT8_ASYMM,
                                              OT::TENSOR_QUANT8_ASYMM_SIGNED};
@@ -856,8 +852,9 @@ TEST_CASE("vectorized float32 SUB / DIV / MAXIMUM / MINIMUM (and their AVX-512 f
       // Shapes: both advance; one held (either side); outer broadcast; both broadcast inner.
       const std::vector<std::pair<dims_t, dims_t>> shapes{
           {{n}, {n}}, {{n}, {1}}, {{1}, {n}}, {{3, n}, {n}}, {{n, 1}, {1, n}}, {{2, 1, n}, {3, 1}}};
-      for (const auto& [da, db] : shapes)
+      for (const auto& shape : shapes)
         for (std::size_t misalign : {std::size_t{0}, std::size_t{1}}) {
+          const dims_t &da = shape.first, &db = shape.second;  // doctest's macros capture them
           tensor a = make_tensor(OT::TENSOR_FLOAT32, da), b = make_tensor(OT::TENSOR_FLOAT32, db);
           fill_special(a, rng);
           fill_special(b, rng);

@@ -753,7 +753,9 @@ TEST_CASE("quantized RELU / RELU1 / RELU6: every input clamps at the quantized b
   const std::vector<std::pair<float, std::int32_t>> params = {{0.5f, 0},        {0.1f, 128}, {0.02f, 255},
                                                               {1.0f / 128, 37}, {4.0f, 200}, {0.25f, 128}};
   for (OpT op : {OpT::RELU, OpT::RELU1, OpT::RELU6}) {
-    for (auto [s, zp] : params) {
+    for (const auto& param : params) {
+      const float s = param.first;  // not a structured binding: doctest's macros capture them
+      const std::int32_t zp = param.second;
       INFO(str(op) << " s=" << s << " zp=" << zp);
       const tensor x = all_values(OT::TENSOR_QUANT8_ASYMM, s, zp);
       const tensor od = decl(OT::TENSOR_QUANT8_ASYMM, {}, s, zp);

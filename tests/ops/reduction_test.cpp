@@ -430,7 +430,9 @@ TEST_CASE("float32 vectorized reductions equal the scalar reference (tails, rows
       // and a reduced axis between two kept ones wider than a tile.
       const std::vector<std::pair<dims_t, std::vector<std::int32_t>>> shapes{
           {{2, 3, n}, {1}}, {{3, n}, {-1}}, {{2, n, 5}, {0, 2}}, {{n, 2, 3}, {0}}};
-      for (const auto& [dims, axes] : shapes) {
+      for (const auto& shape : shapes) {
+        const dims_t& dims = shape.first;  // doctest's macros capture them
+        const auto& axes = shape.second;
         tensor x = make_tensor(OT::TENSOR_FLOAT32, dims);
         for (std::size_t i = 0; i < x.count(); ++i) {
           const int r = uni(rng, 0, 40);
@@ -471,7 +473,9 @@ TEST_CASE("REDUCE_ANY / REDUCE_ALL: the byte-batch kernels equal the scalar refe
   for (std::uint32_t n : {1u, 2u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 129u, 200u, 1000u}) {
     const std::vector<std::pair<dims_t, std::vector<std::int32_t>>> shapes{
         {{2, 3, n}, {1}}, {{3, n}, {-1}}, {{2, n, 5}, {0, 2}}, {{n, 2, 3}, {0}}, {{2, n}, {0, 1}}};
-    for (const auto& [dims, axes] : shapes) {
+    for (const auto& shape : shapes) {
+      const dims_t& dims = shape.first;  // doctest's macros capture them
+      const auto& axes = shape.second;
       // Mostly false with a few true bytes (ANY's hard case), mostly true with a few
       // zeros (ALL's), and bytes other than 1 reading as true.
       for (int density : {2, 50, 98}) {

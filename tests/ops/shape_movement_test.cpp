@@ -614,7 +614,8 @@ TEST_CASE("copy_strided: random walks with negative and overlapping strides matc
 TEST_CASE("transpose_2d and replicate_block") {
   std::mt19937 rng(base_seed + 3);
   for (std::size_t es : {1u, 2u, 4u, 8u, 3u}) {
-    for (auto [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {1, 7}, {31, 33}, {64, 5}, {40, 97}}) {
+    for (const auto& shape : std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {1, 7}, {31, 33}, {64, 5}, {40, 97}}) {
+      const std::size_t rows = shape.first, cols = shape.second;  // not a structured binding: doctest's macros capture them
       const std::size_t batches = 2;
       std::vector<std::byte> src(batches * rows * cols * es), got(src.size());
       for (auto& b : src) b = static_cast<std::byte>(uni(rng, 0, 255));
