@@ -608,9 +608,10 @@ constexpr auto micro_f32_table(std::index_sequence<R...>) {
 
 /// Rows [r0, r1) of out = act(rows * W + bias), panels [p0, p1); `ptrs` is scratch.
 /// While a panel is multiplied, its row tiles prefetch the next panel into L2, each an
-/// equal share of its cache lines, one line per step of k. A filter larger than L2, or
-/// one not yet in cache (in a model), made the first row tile of each panel wait on
-/// memory. One core: conv_bench's 7x7x1024 -> 1024 (4 MiB filter) 722 -> 630 us;
+/// equal share of its cache lines, one line per step of k (not with a single row tile,
+/// e.g. FULLY_CONNECTED's one row, which streams each panel itself). A filter larger than
+/// L2, or one not yet in cache (in a model), made the first row tile of each panel wait
+/// on memory. One core: conv_bench's 7x7x1024 -> 1024 (4 MiB filter) 722 -> 630 us;
 /// MobileNet v1 f32 8.90 -> 8.38 ms (its 14x14 and 7x7 1x1 convs gain 10-25% each).
 template <gemm_isa I, std::size_t NV, class Rows>
 void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1,
@@ -629,7 +630,7 @@ void gemm_f32_block(const Rows& rows, std::size_t r0, std::size_t r1, std::size_
       const std::size_t r = std::min(MR, n - i);
       const std::size_t first = std::min(lines, t * share);
       line_prefetch pf;
-      if (pn + 1 < p1) pf = {p.panel(pn + 1) + first * 16, std::min(share, lines - first)};
+      if (tiles > 1 && pn + 1 < p1) pf = {p.panel(pn + 1) + first * 16, std::min(share, lines - first)};
       micro[r - 1](ptrs.data() + i * taps, taps, rows.row_k(p.cin), p.panel(pn), bias + pn * NR, lo, hi,
                    out + (r0 + i) * ldo + pn * NR, ldo, cols, pf);
     }
