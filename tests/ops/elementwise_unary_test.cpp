@@ -524,18 +524,22 @@ TEST_CASE("AVX-512 QUANTIZE and DEQUANTIZE equal the reference bit for bit") {
 }
 
 #if NNHAL_HAVE_X86_KERNELS
-/// quantize_loop<S> on v against quantize_value<S> element by element; the first
-/// difference is reported.
+/// quantize_loop<S> on v against quantize_value<S> element by element, with each way of
+/// ordering the packed bytes this CPU can run; the first difference is reported.
 template <class S>
 void check_quantize_loop(const std::vector<float>& v, float scale, std::int32_t zp) {
-  std::vector<S> got(v.size());
-  vu::avx512::quantize_loop<false>(v.data(), got.data(), v.size(), scale, zp);
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const S want = ops::quantize::quantize_value<S>(v[i], scale, zp);
-    if (got[i] != want) {
-      FAIL_CHECK("x=" << v[i] << " (" << std::bit_cast<std::uint32_t>(v[i]) << ") at " << i << ": got "
-                      << int{got[i]} << ", want " << int{want});
-      return;
+  for (bool vbmi : {false, true}) {
+    if (vbmi && !nnhal::simd::cpu().avx512_vbmi) continue;
+    std::vector<S> got(v.size());
+    if (vbmi) vu::avx512::quantize_loop<false, S, true>(v.data(), got.data(), v.size(), scale, zp);
+    else vu::avx512::quantize_loop<false, S, false>(v.data(), got.data(), v.size(), scale, zp);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const S want = ops::quantize::quantize_value<S>(v[i], scale, zp);
+      if (got[i] != want) {
+        FAIL_CHECK("vbmi " << vbmi << " x=" << v[i] << " (" << std::bit_cast<std::uint32_t>(v[i]) << ") at " << i
+                           << ": got " << int{got[i]} << ", want " << int{want});
+        return;
+      }
     }
   }
 }

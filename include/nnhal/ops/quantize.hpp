@@ -33,18 +33,19 @@ void reference(const kernel_io& io) {
 
 #if NNHAL_HAVE_X86_KERNELS
 /// float32 to Out on AVX-512 (kernels::vunary::avx512::quantize_loop): bit-exact with the
-/// reference (tests check it). Call only when simd::cpu().avx512 is true.
-template <types::quantized_element Out>
+/// reference (tests check it). Call only when simd::cpu().avx512 is true, and with Vbmi
+/// only when simd::cpu().avx512_vbmi is.
+template <types::quantized_element Out, bool Vbmi>
 void avx512_f32(const kernel_io& io) {
   const auto in = io.input<types::f32>(0);
   auto out = io.output<Out>(0);
   const float scale = io.out[0].scale;
   const std::int32_t zero_point = io.out[0].zero_point;
-  kernels::vunary::avx512::streamed_chunks(io, out.data, out.size(), elementwise_grain,
-                                           [&]<bool S>(std::bool_constant<S>, std::size_t i, std::size_t n) {
-                                             kernels::vunary::avx512::quantize_loop<S>(in.data + i, out.data + i, n,
-                                                                                       scale, zero_point);
-                                           });
+  using S = typename Out::storage;
+  kernels::vunary::avx512::streamed_chunks(
+      io, out.data, out.size(), elementwise_grain, [&]<bool Stream>(std::bool_constant<Stream>, std::size_t i, std::size_t n) {
+        kernels::vunary::avx512::quantize_loop<Stream, S, Vbmi>(in.data + i, out.data + i, n, scale, zero_point);
+      });
 }
 #endif
 
@@ -56,7 +57,8 @@ inline types::result<kernel> bind(const bind_context& c) {
   auto pick = [f16]<class Out>(Out) -> kernel {
     if (f16) return kernel{reference<types::f16, Out>};
 #if NNHAL_HAVE_X86_KERNELS
-    if (simd::cpu().avx512) return kernel{avx512_f32<Out>};
+    if (simd::cpu().avx512_vbmi) return kernel{avx512_f32<Out, true>};
+    if (simd::cpu().avx512) return kernel{avx512_f32<Out, false>};
 #endif
     return kernel{reference<types::f32, Out>};
   };

@@ -379,12 +379,11 @@ struct quantize_fixed {
 /// QUANTIZE float32 to 8-bit S over n elements: quantize_fixed 64 at a time, the 16-lane
 /// vectors with a lane near a tie written again through quantize16; quantize16
 /// throughout for parameters quantize_fixed cannot take. The high 16 bits of the four
-/// vectors' lanes, shifted down, are packed to words, then to bytes in order
-/// (simd::avx512::pack_x64_words; two vpermt2w gathering the high words instead took 5%
-/// longer on 64 KiB, one core). The low words' minimum over the four vectors (word-wise
-/// unsigned min) checks all 64 with one compare. Stream: the 64-byte stores of quantize_fixed stream (dst
-/// line-aligned).
-template <bool Stream, class S>
+/// vectors' lanes go to bytes in order by simd::avx512::pack_x64_high_words (Vbmi: its
+/// byte permute; call with true only when simd::cpu().avx512_vbmi is). The low words'
+/// minimum over the four vectors (word-wise unsigned min) checks all 64 with one compare.
+/// Stream: the 64-byte stores of quantize_fixed stream (dst line-aligned).
+template <bool Stream, class S, bool Vbmi>
 NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, float scale, std::int32_t zero_point) {
   const __m512 vs = _mm512_set1_ps(scale), vz = _mm512_set1_ps(static_cast<float>(zero_point));
   std::size_t i = 0;
@@ -397,8 +396,7 @@ NNHAL_TARGET_AVX512 void quantize_loop(const float* src, S* dst, std::size_t n, 
       __m512i g[4];
 #pragma GCC unroll 4
       for (std::size_t k = 0; k < 4; ++k) g[k] = quantize_fixed::g16(_mm512_loadu_ps(src + i + 16 * k), mul, add);
-      simd::avx512::store64<Stream>(dst + i, simd::avx512::pack_x64_words<S>(simd::avx512::packs_high_halves(g[0], g[1]),
-                                                                            simd::avx512::packs_high_halves(g[2], g[3])));
+      simd::avx512::store64<Stream>(dst + i, simd::avx512::pack_x64_high_words<S, Vbmi>(g));
       const __m512i lowest = _mm512_maskz_min_epu16(all32, _mm512_maskz_min_epu16(all32, g[0], g[1]),
                                                     _mm512_maskz_min_epu16(all32, g[2], g[3]));
       if (_mm512_mask_cmplt_epu16_mask(low_words, lowest, tie_below)) [[unlikely]]

@@ -127,6 +127,43 @@ NNHAL_TARGET_AVX512 inline __m512i pack_x64_words(__m512i w01, __m512i w23) {
                                              : _mm512_maskz_packus_epi16(all64, w01, w23);
   return _mm512_maskz_permutexvar_epi32(all16, order, packed);
 }
+/// The high 16 bits of the 16 int32 lanes of g[0..3], narrowed to S with saturation, in
+/// order (g[0]'s lanes first). A pair of vectors shares one register: a's high words
+/// shifted down into the low halves, b's kept in the high halves by a word blend, which
+/// runs on either vector port (two shifts and a dword pack put three operations on the
+/// shift and shuffle ports). After the byte pack, 128-bit lane L holds g[0] and g[1]
+/// alternating for lanes 4L .. 4L + 3, then g[2] and g[3]; Vbmi: one byte permute puts
+/// them in order (the caller checked simd::cpu().avx512_vbmi: written as inline assembly
+/// so that this function, and the loops that inline it, keep the plain AVX-512 target),
+/// else an in-lane byte shuffle and a dword permute.
+template <class S, bool Vbmi>
+[[gnu::always_inline]] NNHAL_TARGET_AVX512 inline __m512i pack_x64_high_words(const __m512i (&g)[4]) {
+  constexpr __mmask64 all64 = ~__mmask64{0};
+  constexpr __mmask32 odd_words = 0xAAAAAAAAu;
+  const __m512i w01 = _mm512_mask_blend_epi16(odd_words, _mm512_maskz_srli_epi32(all16, g[0], 16), g[1]);
+  const __m512i w23 = _mm512_mask_blend_epi16(odd_words, _mm512_maskz_srli_epi32(all16, g[2], 16), g[3]);
+  const __m512i packed = std::is_signed_v<S> ? _mm512_maskz_packs_epi16(all64, w01, w23)
+                                             : _mm512_maskz_packus_epi16(all64, w01, w23);
+  if constexpr (Vbmi) {
+    // Output byte 16k + 4L + m comes from byte 16L + 8 (k / 2) + 2m + k % 2.
+    alignas(64) static constexpr std::uint8_t from[64] = {
+        0, 2,  4,  6,  16, 18, 20, 22, 32, 34, 36, 38, 48, 50, 52, 54,  // g[0]
+        1, 3,  5,  7,  17, 19, 21, 23, 33, 35, 37, 39, 49, 51, 53, 55,  // g[1]
+        8, 10, 12, 14, 24, 26, 28, 30, 40, 42, 44, 46, 56, 58, 60, 62,  // g[2]
+        9, 11, 13, 15, 25, 27, 29, 31, 41, 43, 45, 47, 57, 59, 61, 63};  // g[3]
+    __m512i out;
+    __asm__("vpermb %[bytes], %[from], %[out]"
+            : [out] "=v"(out)
+            : [bytes] "v"(packed), [from] "v"(_mm512_load_si512(from)));
+    return out;
+  } else {
+    // Dword k of each 128-bit lane gathers g[k]'s four bytes; the permute orders the lanes.
+    const __m512i group =
+        _mm512_maskz_broadcast_i32x4(all16, _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15));
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm512_maskz_permutexvar_epi32(all16, order, _mm512_maskz_shuffle_epi8(all64, packed, group));
+  }
+}
 /// pack_x64_words clamped to [lo, hi] (bytes broadcast, within S's range).
 template <class S>
 NNHAL_TARGET_AVX512 inline __m512i narrow_x64_words(__m512i w01, __m512i w23, __m512i lo, __m512i hi) {
