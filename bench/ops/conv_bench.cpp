@@ -419,6 +419,13 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
   memory::desc src_chosen, w_chosen, dst_chosen;
   memory::desc w_user, src_user;
   std::string impl;
+  // What the created primitive chose: its kernel's name and its tensors' layouts.
+  auto take = [&](const auto& pd) {
+    impl = pd.impl_info_str();
+    src_chosen = pd.src_desc();
+    w_chosen = pd.weights_desc();
+    dst_chosen = pd.dst_desc();
+  };
   try {
     if (fc) {
       src_md = memory::desc({1, static_cast<memory::dim>(l.cin)}, src_t, tag::any);
@@ -428,11 +435,8 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
       src_user = memory::desc({1, static_cast<memory::dim>(l.cin)}, src_t, tag::nc);
       inner_product_forward::desc desc(prop_kind::forward_inference, src_md, w_md, b_md, dst_md);
       inner_product_forward::primitive_desc pd(desc, attr, eng);
-      impl = pd.impl_info_str();
-      src_chosen = pd.src_desc();
-      w_chosen = pd.weights_desc();
-      dst_chosen = pd.dst_desc();
       prim = inner_product_forward(pd);
+      take(pd);
     } else {
       const memory::dim k = l.k, cin = l.cin, cout = l.cout;
       src_md = memory::desc({1, cin, l.h, l.w}, src_t, tag::any);
@@ -443,11 +447,8 @@ void onednn_case(benchmark::State& state, layer l, dtype d, std::size_t cores) {
       convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct, src_md, w_md, b_md,
                                      dst_md, {l.stride, l.stride}, {l.pad[0], l.pad[1]}, {l.pad[2], l.pad[3]});
       convolution_forward::primitive_desc pd(desc, attr, eng);
-      impl = pd.impl_info_str();
-      src_chosen = pd.src_desc();
-      w_chosen = pd.weights_desc();
-      dst_chosen = pd.dst_desc();
       prim = convolution_forward(pd);
+      take(pd);
     }
   } catch (const dnnl::error& e) {  // a case this oneDNN has no primitive for: skipped, named
     state.SkipWithError((std::string("oneDNN: ") + e.what()).c_str());
