@@ -222,7 +222,11 @@ void dw3_passes(const geometry& g, const T* in, O* out, bool padded, T pad, T fl
     std::optional<dw3_padded_rows<T>> copies;
     dw3_pass<T> p;
     if (padded) p.pad_row = copies.emplace(g, in, pad, flip).pad_row();
-    for (std::size_t r = r0; r < r1; ++r) {
+    for (std::size_t k = r0; k < r1; ++k) {
+      // In place, the rows go bottom up: the operation before wrote `in` top down, so its
+      // last rows are the ones still in L2, and the one after reads these outputs top down,
+      // the last written first.
+      const std::size_t r = padded ? k : r1 - 1 - (k - r0);
       const std::size_t b = r / g.out_h, oy = r % g.out_h;
       std::array<std::int64_t, 3> iy{}, needed{};
       for (std::size_t ky = 0; ky < 3; ++ky) {
