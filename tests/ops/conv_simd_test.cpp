@@ -471,6 +471,32 @@ TEST_CASE("DEPTHWISE_CONV_2D 3x3, horizontal stride 1 or 2: the register-blocked
   }
 }
 
+TEST_CASE("DEPTHWISE_CONV_2D 3x3 stride 2, quant8: both kernels a filter's split blocks choose equal reference()") {
+  // 80 channels (5 blocks of 16) at stride 2: a trained-like filter (one block whose
+  // w - zw leaves int8) takes the quad kernel, that block in two parts; a uniformly random
+  // one (most blocks split) keeps the pairs kernel.
+  if (!have_kernels()) return;
+  std::mt19937 seeds(0xD325u);
+  for (const auto& t : all_types) {
+    if (is_float(t.in)) continue;
+    for (int n = 0; n < 4; ++n) {
+      const std::uint32_t seed = seeds();
+      rng r(seed);
+      geometry_case g{};
+      g.batches = 1;
+      g.in_h = static_cast<std::uint32_t>(r.uniform(5, 12));
+      g.in_w = static_cast<std::uint32_t>(r.uniform(5, 30));
+      g.in_c = g.out_c = 80;
+      g.fh = g.fw = 3;
+      g.sw = g.sh = 2;
+      g.dw = g.dh = 1;
+      for (int i = 0; i < 4; ++i) g.pad[i] = r.uniform(0, 1);
+      g.act = r.uniform(0, 3);
+      check_case(true, t, g, seed, r, n % 2 == 0);
+    }
+  }
+}
+
 /// `count` random FULLY_CONNECTED cases per type: batch, depth and unit tails.
 void fully_connected_cases(std::uint32_t seed0, int count) {
   std::mt19937 seeds(seed0);
