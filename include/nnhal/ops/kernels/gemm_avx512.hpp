@@ -1035,6 +1035,9 @@ template <class S, std::size_t R, std::size_t NV>
       acc[m][j] = lanes.fast_g(acc[m][j], lows);
     }
     if (lanes.fast_inexact(lows)) [[unlikely]] {
+      // Unrolled like the loops around it: an index GCC cannot resolve at compile time
+      // puts all of acc in memory, and the K loop then copies every accumulator at every step.
+#pragma GCC unroll 8
       for (std::size_t m = 0; m < R; ++m) acc[m][j] = lanes.exact_g(saved[m][j]);
     }
   }
