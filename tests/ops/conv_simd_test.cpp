@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <string>
 #include <string_view>
@@ -527,6 +528,36 @@ void fully_connected_cases(std::uint32_t seed0, int count) {
       check_same(t.in, o, ty::str_cat(t.name, " batch ", batch, " depth ", depth, " units ", units, " act ", act, " seed ", seed));
     }
   }
+}
+
+TEST_CASE("for_tiles: every (row, panel) of a GEMM exactly once, shared by two threads when large enough") {
+  // Serial, and two threads (reversed_context) below and above the split threshold: row
+  // counts from 1 to several blocks, one to many panels.
+  reversed_context two;
+  const std::size_t split = 1000;
+  for (const std::size_t rows : {1, 7, 16, 49, 196, 784, 3136, 12544})
+    for (const std::size_t block : {6, 126, 512, 8192})
+      for (const std::size_t panels : {1, 2, 3, 8, 16})
+        for (const std::size_t macs : {split - 1, split})
+          for (const bool threads : {false, true}) {
+            INFO("rows ", rows, " block ", block, " panels ", panels, " macs ", macs, " threads ", threads ? 2 : 1);
+            std::vector<int> seen(rows * panels, 0);
+            std::size_t calls = 0;
+            std::mutex m;
+            nnhal::ops::kernels::conv::avx512::for_tiles(
+                rows, block, panels, macs, split, threads ? &two : nullptr,
+                [&](std::size_t r0, std::size_t r1, std::size_t p0, std::size_t p1) {
+                  const std::lock_guard<std::mutex> lock(m);
+                  ++calls;
+                  for (std::size_t r = r0; r < r1; ++r)
+                    for (std::size_t pn = p0; pn < p1; ++pn) ++seen[r * panels + pn];
+                });
+            CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<std::ptrdiff_t>(seen.size()));
+            // Above the threshold two threads both get work (unless there is one row and
+            // one panel); below it, only a GEMM of several row blocks is split.
+            if (threads && (macs >= split ? rows * panels > 1 : rows > block)) CHECK(calls >= 2);
+            if (!threads || (macs < split && rows <= block)) CHECK(calls == 1);
+          }
 }
 
 TEST_CASE("FULLY_CONNECTED: AVX-512 / VNNI GEMM equals reference() on batch, depth and unit tails") {
