@@ -460,14 +460,15 @@ void for_blocks(std::size_t rows, std::size_t block, exec::parallel_context* par
 /// In parallel the tasks are equal parts of the rows (at most `block` each), times groups
 /// of panels, as many as a multiple of the threads, so that every thread gets the same
 /// share. With too few row blocks for two tasks per thread, a GEMM with more output
-/// channels than rows (its weights the larger operand: a one-row FULLY_CONNECTED, the
-/// 14x14 and 7x7 convs) shares out groups of panels; one with more rows than channels,
-/// parts of at least 16 rows (each part re-reads the weights, while a group of panels
-/// re-reads every row, and quant8 recomputes each row's term). Two cores (AMD Zen 5), conv_bench, min of 3, us,
-/// against whole blocks and a remainder: qu8 224x224x3 k3s2 (blocks of 8192 and 4352
-/// rows) 58.3 -> 40.5, qu8 112x112x32 -> 64 87.3 -> 65.5, float32 28x28x256 -> 256 (three
-/// blocks of 252 rows and one of 28) 330 -> 270, float32 GROUPED_CONV_2D 28x28x240 in 3
-/// groups (a task per panel: 2 + 1 per thread) 127 -> 104; the rest unchanged within 3%.
+/// channels (counted as 64 a panel) than rows, its weights the larger operand (a one-row
+/// FULLY_CONNECTED, the 14x14 and 7x7 convs), shares out groups of panels; one with more
+/// rows than channels, parts of at least 16 rows (each part re-reads the weights, while a
+/// group of panels re-reads every row, and quant8 recomputes each row's term). Two cores
+/// (AMD Zen 5), conv_bench, min of 3, us, against whole blocks and a remainder: qu8
+/// 224x224x3 k3s2 (blocks of 8192 and 4352 rows) 58.3 -> 40.5, qu8 112x112x32 -> 64
+/// 87.3 -> 65.5, float32 28x28x256 -> 256 (three blocks of 252 rows and one of 28) 330 ->
+/// 270, float32 GROUPED_CONV_2D 28x28x240 in 3 groups (a task per panel: 2 + 1 per
+/// thread) 127 -> 104; the rest unchanged within 3%.
 template <class Fn>
 void for_tiles(std::size_t rows, std::size_t block, std::size_t panels, std::size_t macs, std::size_t split_work,
                exec::parallel_context* par, Fn&& fn) {
